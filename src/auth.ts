@@ -1,0 +1,97 @@
+import {AxiosInstance} from 'axios';
+import {AirbyteLogger} from 'faros-airbyte-cdk';
+
+import {apiError} from './api-error';
+import {scopeFor} from './config';
+import {connectorError} from './errors';
+import {TokenSource} from './http-client';
+import {Runtime} from './runtime';
+
+export interface Credentials {
+  authUrl: string;
+  apiUrl: string;
+  clientId: string;
+  clientSecret: string;
+  projectId: string;
+}
+
+interface CachedToken {
+  value: string;
+  expiresAt: number;
+}
+
+/** Longest margin before expiry at which a token is renewed; short-lived tokens renew at 80 % of their life. */
+const RENEW_MARGIN_MS = 60_000;
+
+/**
+ * OAuth 2 client-credentials tokens for the API: fetched once, shared by all requests, renewed
+ * shortly before `expires_in` (seconds, per OAuth 2) runs out, and after a 401. There is no refresh
+ * token. Every token is handed to `onToken` so that it is redacted from all output.
+ */
+export class TokenProvider implements TokenSource {
+  readonly origin: string;
+  private cached: CachedToken | undefined;
+  private inFlight: Promise<CachedToken> | undefined;
+
+  constructor(
+    private readonly credentials: Credentials,
+    private readonly http: AxiosInstance,
+    private readonly runtime: Runtime,
+    private readonly logger: AirbyteLogger,
+    private readonly onToken: (token: string) => void
+  ) {
+    this.origin = new URL(credentials.apiUrl).origin;
+  }
+
+  async token(): Promise<string> {
+    const now = this.runtime.now();
+    if (this.cached && now < this.cached.expiresAt) return this.cached.value;
+    // One request for everyone waiting: concurrent exports must not stampede the token service.
+    this.inFlight ??= this.fetchToken().finally(() => (this.inFlight = undefined));
+    this.cached = await this.inFlight;
+    return this.cached.value;
+  }
+
+  invalidate(token: string): void {
+    if (this.cached?.value === token) this.cached = undefined;
+  }
+
+  private async fetchToken(): Promise<CachedToken> {
+    const {clientId, clientSecret, projectId, authUrl} = this.credentials;
+    const form = new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: clientId,
+      client_secret: clientSecret,
+      scope: scopeFor(projectId),
+    });
+    const requestedAt = this.runtime.now();
+    let data: unknown;
+    try {
+      const response = await this.http.post(`${authUrl}/oauth/v2/token`, form.toString(), {
+        headers: {'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json'},
+      });
+      data = response.data;
+    } catch (err) {
+      const status = (err as {response?: {status?: number}}).response?.status;
+      const cause = apiError(err, {operation: 'Getting an access token'});
+      if (status === 400 || status === 401) {
+        throw connectorError(
+          'config_error',
+          `Questback's token service rejected the API client: ${cause.message} Check client_id and client_secret, and that project_id (${projectId}) is the project of this API login.`,
+          {operation: 'token', status},
+          cause
+        );
+      }
+      throw cause;
+    }
+    const body = data as {access_token?: unknown; expires_in?: unknown; token_type?: unknown};
+    if (typeof body?.access_token !== 'string' || body.access_token === '') {
+      throw connectorError('transient_error', 'The token service answered without an access_token; try again later.', {operation: 'token'});
+    }
+    this.onToken(body.access_token);
+    const lifetimeMs = (typeof body.expires_in === 'number' && body.expires_in > 0 ? body.expires_in : 3600) * 1000;
+    const margin = Math.min(RENEW_MARGIN_MS, lifetimeMs * 0.2);
+    this.logger.debug(`Got an access token valid for ${Math.round(lifetimeMs / 1000)} s`);
+    return {value: body.access_token, expiresAt: requestedAt + lifetimeMs - margin};
+  }
+}

@@ -1,0 +1,2 @@
+export {mainCommand} from './cli';
+export {QuestbackSource} from './source';

@@ -1,0 +1,54 @@
+import {AirbyteMessage} from 'faros-airbyte-cdk';
+
+/**
+ * Writes protocol messages to stdout as JSON lines, in batches, honouring backpressure. The kit's
+ * console.log-per-message path queues unboundedly on a slow consumer (gigabytes on a large export).
+ */
+export class MessageWriter {
+  private buffer: string[] = [];
+  private buffered = 0;
+  private pending: Promise<void> | undefined;
+
+  constructor(
+    private readonly out: NodeJS.WritableStream = process.stdout,
+    private readonly batchChars = 64 * 1024,
+    /** Applied to every non-record line just before it is written (secret redaction). */
+    private readonly scrub: (line: string) => string = (line) => line
+  ) {}
+
+  /** Queues one message; returns a promise only when the caller should wait for the consumer. */
+  write(message: AirbyteMessage): Promise<void> | undefined {
+    return this.writeLine(this.scrub(JSON.stringify(message)));
+  }
+
+  /** Queues an already serialised line (records, on the hot path). */
+  writeLine(line: string): Promise<void> | undefined {
+    this.buffer.push(line);
+    this.buffered += line.length + 1;
+    if (this.buffered < this.batchChars) return this.pending;
+    return this.drainBuffer();
+  }
+
+  private drainBuffer(): Promise<void> | undefined {
+    if (this.buffer.length === 0) return this.pending;
+    const chunk = this.buffer.join('\n') + '\n';
+    this.buffer = [];
+    this.buffered = 0;
+    const ok = this.out.write(chunk);
+    if (!ok && !this.pending) {
+      this.pending = new Promise((resolve) => {
+        this.out.once('drain', () => {
+          this.pending = undefined;
+          resolve();
+        });
+      });
+    }
+    return this.pending;
+  }
+
+  /** Writes everything queued and waits until the consumer has taken it. */
+  async flush(): Promise<void> {
+    await this.drainBuffer();
+    await this.pending;
+  }
+}

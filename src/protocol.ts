@@ -1,0 +1,89 @@
+import {AirbyteMessage, AirbyteMessageType} from 'faros-airbyte-cdk';
+
+import {FailureType} from './errors';
+
+/**
+ * The Airbyte protocol messages the kit (0.11) has no types for, or builds in a Faros-specific way:
+ * per-stream STATE with sourceStats, STREAM_STATUS and ESTIMATE traces, error traces with a stream.
+ */
+export interface StreamDescriptor {
+  name: string;
+  namespace?: string;
+}
+
+export type StreamStatus = 'STARTED' | 'RUNNING' | 'COMPLETE' | 'INCOMPLETE';
+
+export interface StreamStateMessage extends AirbyteMessage {
+  type: AirbyteMessageType.STATE;
+  state: {
+    type: 'STREAM';
+    stream: {stream_descriptor: StreamDescriptor; stream_state: Record<string, unknown>};
+    sourceStats: {recordCount: number};
+  };
+}
+
+export interface TraceMessage extends AirbyteMessage {
+  type: AirbyteMessageType.TRACE;
+  trace: {type: 'ERROR' | 'STREAM_STATUS' | 'ESTIMATE'; emitted_at: number} & Record<string, unknown>;
+}
+
+export function streamState(stream: StreamDescriptor, state: Record<string, unknown>, recordCount: number): StreamStateMessage {
+  return {
+    type: AirbyteMessageType.STATE,
+    state: {type: 'STREAM', stream: {stream_descriptor: stream, stream_state: state}, sourceStats: {recordCount}},
+  };
+}
+
+export function streamStatus(stream: StreamDescriptor, status: StreamStatus, now: number, reasons?: Record<string, unknown>[]): TraceMessage {
+  return {
+    type: AirbyteMessageType.TRACE,
+    trace: {
+      type: 'STREAM_STATUS',
+      emitted_at: now,
+      stream_status: {stream_descriptor: stream, status, ...(reasons?.length ? {reasons} : {})},
+    },
+  };
+}
+
+export function rateLimitedReason(quotaResetMs: number): Record<string, unknown> {
+  return {type: 'RATE_LIMITED', rate_limited: {quota_reset: quotaResetMs}};
+}
+
+export function errorTrace(
+  message: string,
+  failureType: FailureType,
+  now: number,
+  opts: {internalMessage?: string; stackTrace?: string; stream?: StreamDescriptor} = {}
+): TraceMessage {
+  return {
+    type: AirbyteMessageType.TRACE,
+    trace: {
+      type: 'ERROR',
+      emitted_at: now,
+      error: {
+        message,
+        failure_type: failureType,
+        ...(opts.internalMessage ? {internal_message: opts.internalMessage} : {}),
+        ...(opts.stackTrace ? {stack_trace: opts.stackTrace} : {}),
+        ...(opts.stream ? {stream_descriptor: opts.stream} : {}),
+      },
+    },
+  };
+}
+
+export function estimateTrace(stream: StreamDescriptor, now: number, rowEstimate: number | undefined, byteEstimate: number): TraceMessage {
+  return {
+    type: AirbyteMessageType.TRACE,
+    trace: {
+      type: 'ESTIMATE',
+      emitted_at: now,
+      estimate: {
+        name: stream.name,
+        ...(stream.namespace ? {namespace: stream.namespace} : {}),
+        type: 'STREAM',
+        ...(rowEstimate !== undefined ? {row_estimate: rowEstimate} : {}),
+        byte_estimate: byteEstimate,
+      },
+    },
+  };
+}

@@ -1,0 +1,56 @@
+import {connectorError} from './errors';
+import {formatUtcTimestamp, parseUtcTimestamp} from './windows';
+
+/** A quest stream's state: every response created up to `cursor` (inclusive) has been emitted. */
+export interface QuestState {
+  cursor: string;
+}
+
+export function questState(cursorMs: number): QuestState {
+  return {cursor: formatUtcTimestamp(cursorMs)};
+}
+
+function invalid(message: string): never {
+  throw connectorError('config_error', `Invalid state: ${message} Reset the connection's state in Airbyte to start again from start_date.`);
+}
+
+/**
+ * Reads the state file into stream name -> stream state. Accepts the per-stream messages Airbyte
+ * passes (an array of STREAM states) and the older name -> state object; rejects the compressed
+ * or global forms with a message saying what to do.
+ */
+export function parseStateInput(raw: unknown): Map<string, unknown> {
+  const states = new Map<string, unknown>();
+  if (raw === undefined || raw === null) return states;
+  if (Array.isArray(raw)) {
+    for (const [i, message] of raw.entries()) {
+      const msg = (message ?? {}) as {type?: string; stream?: {stream_descriptor?: {name?: unknown}; stream_state?: unknown}};
+      if (msg.type !== 'STREAM' && !(msg.type === undefined && msg.stream)) {
+        invalid(`entry ${i} has type ${JSON.stringify(msg.type)}; this connector keeps per-stream (STREAM) state.`);
+      }
+      const name = msg.stream?.stream_descriptor?.name;
+      if (typeof name !== 'string') invalid(`entry ${i} has no stream_descriptor.name.`);
+      states.set(name, msg.stream?.stream_state);
+    }
+    return states;
+  }
+  if (typeof raw !== 'object') invalid('expected a JSON array of per-stream states.');
+  const obj = raw as Record<string, unknown>;
+  if ('format' in obj && 'data' in obj) {
+    invalid('it is in the compressed format of an older connector build, which this version does not read.');
+  }
+  for (const [name, value] of Object.entries(obj)) states.set(name, value);
+  return states;
+}
+
+/** The cursor of a stream's state in epoch ms, or undefined for no state. */
+export function cursorOf(streamState: unknown, stream: string): number | undefined {
+  if (streamState === undefined || streamState === null) return undefined;
+  const cursor = (streamState as {cursor?: unknown}).cursor;
+  if (typeof streamState !== 'object' || cursor === undefined) {
+    invalid(`the state of stream ${stream} has no 'cursor' (got ${JSON.stringify(streamState)}).`);
+  }
+  const ms = typeof cursor === 'string' ? parseUtcTimestamp(cursor) : undefined;
+  if (ms === undefined) invalid(`the cursor of stream ${stream} is not an ISO 8601 UTC timestamp: ${JSON.stringify(cursor)}.`);
+  return ms;
+}
