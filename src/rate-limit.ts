@@ -8,8 +8,13 @@ export interface RateLimitInfo {
 
 type Headers = Record<string, unknown>;
 
+/** Header lookup by lower-case name, whatever case the headers object uses. */
 function header(headers: Headers, name: string): string | undefined {
-  const value = headers[name] ?? headers[name.toLowerCase()];
+  let value = headers[name];
+  if (value === undefined) {
+    const key = Object.keys(headers).find((k) => k.toLowerCase() === name);
+    value = key === undefined ? undefined : headers[key];
+  }
   if (Array.isArray(value)) return value.length ? String(value[0]) : undefined;
   return value === undefined || value === null ? undefined : String(value);
 }

@@ -1,0 +1,83 @@
+import {configuredCatalog, simConfig} from '../helpers/fixtures';
+import {errorTraces, records, runConnector, states, statusesByStream, tempDir, writeJson} from '../helpers/connector';
+import {Simulator, startSimulator} from '../simulator';
+
+const GOOD = '0a0a0a0a-1b1b-4c2c-8d3d-4e4e4e4e4e4e';
+const FORBIDDEN = 'f0f0f0f0-1e1e-4d2d-9c3c-4b4b4b4b4b4b';
+const UNKNOWN = '99999999-8888-4777-a666-555555555555';
+const streamOf = (id: string): string => `quest_${id.replace(/-/g, '_')}`;
+
+function connectionStatus(messages: {type: string}[]): {status: string; message?: string} {
+  const statuses = messages.filter((m) => m.type === 'CONNECTION_STATUS') as unknown as {connectionStatus: {status: string; message?: string}}[];
+  expect(statuses).toHaveLength(1);
+  return statuses[0].connectionStatus;
+}
+
+describe('failures a user can cause or meet', () => {
+  let sim: Simulator;
+  let dir: string;
+
+  beforeAll(async () => {
+    sim = await startSimulator({
+      seed: 11,
+      exportDurationMs: 100,
+      quests: [
+        {id: GOOD, rows: 12, firstCreatedAt: new Date(Date.now() - 5 * 86_400_000).toISOString()},
+        {id: FORBIDDEN, rows: 5, forbidden: true},
+      ],
+    });
+    dir = tempDir();
+  });
+  afterAll(() => sim.close());
+
+  test('check with a wrong client secret fails once, says what to fix, and never shows the secret', async () => {
+    const config = simConfig(sim, {quest_ids: [GOOD], client_secret: 'wrong-secret-value-123'});
+    const result = await runConnector(['check', '--config', writeJson(dir, 'bad-secret.json', config)]);
+    expect(result.invalid).toEqual([]);
+    expect(result.code).toBe(0);
+    const status = connectionStatus(result.messages);
+    expect(status.status).toBe('FAILED');
+    expect(status.message).toMatch(/rejected the API client.*HTTP 401.*Check client_id and client_secret/);
+    expect(result.stdout + result.stderr).not.toContain('wrong-secret-value-123');
+  });
+
+  test('check with an unknown quest names it and says to check the id', async () => {
+    const result = await runConnector(['check', '--config', writeJson(dir, 'unknown.json', simConfig(sim, {quest_ids: [GOOD, UNKNOWN]}))]);
+    const status = connectionStatus(result.messages);
+    expect(status.status).toBe('FAILED');
+    expect(status.message).toContain(`Quest ${UNKNOWN} was not found: check the id in quest_ids`);
+    expect(status.message).toContain('1 of 2 quests cannot be read');
+  });
+
+  test('check with a quest the client may not read names it and says who can grant access', async () => {
+    const result = await runConnector(['check', '--config', writeJson(dir, 'forbidden.json', simConfig(sim, {quest_ids: [GOOD, FORBIDDEN]}))]);
+    const status = connectionStatus(result.messages);
+    expect(status.status).toBe('FAILED');
+    expect(status.message).toContain(`HTTP 403`);
+    expect(status.message).toContain(`no permission for quest ${FORBIDDEN}`);
+    expect(status.message).toMatch(/traceId \S+/);
+  });
+
+  test('a read where one quest fails still syncs the other, names the failed stream, and exits non-zero', async () => {
+    const config = simConfig(sim, {quest_ids: [GOOD, FORBIDDEN]});
+    const configFile = writeJson(dir, 'mixed.json', config);
+    const discover = await runConnector(['discover', '--config', writeJson(dir, 'good-only.json', simConfig(sim, {quest_ids: [GOOD]}))]);
+    const catalog = configuredCatalog(discover.messages, 'incremental') as {streams: {stream: {name: string}}[]};
+    // The forbidden stream first: its failure must not stop the good one after it.
+    catalog.streams.unshift({...catalog.streams[0], stream: {...catalog.streams[0].stream, name: streamOf(FORBIDDEN)}});
+    const result = await runConnector(['read', '--config', configFile, '--catalog', writeJson(dir, 'mixed-catalog.json', catalog)]);
+    expect(result.invalid).toEqual([]);
+    expect(result.code).not.toBe(0);
+    expect(records(result.messages).map((r) => r.record.stream)).toEqual(Array(12).fill(streamOf(GOOD)));
+    const errors = errorTraces(result.messages);
+    expect(errors).toHaveLength(1);
+    expect(errors[0].trace.error?.stream_descriptor).toEqual({name: streamOf(FORBIDDEN)});
+    expect(errors[0].trace.error?.failure_type).toBe('config_error');
+    expect(errors[0].trace.error?.message).toContain(`no permission for quest ${FORBIDDEN}`);
+    expect(statusesByStream(result.messages)).toEqual({
+      [streamOf(FORBIDDEN)]: ['STARTED', 'INCOMPLETE'],
+      [streamOf(GOOD)]: ['STARTED', 'RUNNING', 'COMPLETE'],
+    });
+    expect(states(result.messages).every((s) => s.state.stream.stream_descriptor.name === streamOf(GOOD))).toBe(true);
+  });
+});

@@ -1,0 +1,144 @@
+import Ajv from 'ajv';
+import addFormats from 'ajv-formats';
+
+import {configuredCatalog, simConfig} from '../helpers/fixtures';
+import {records, runConnector, stateFile, states, statusesByStream, tempDir, writeJson, RunResult, RecordMessage} from '../helpers/connector';
+import {Simulator, startSimulator} from '../simulator';
+
+const SETTINGS = {exportType: 'CSV', valueType: 'ORDER_NUMBER', expandMultipleChoiceToColumns: false, includeRespondentInformation: false, fieldSeparator: 'PIPE', showOtherAsText: false};
+
+/** The ground truth of a quest as the records should carry it: header name -> cell, empty -> null. */
+function expectedRows(sim: Simulator, questId: string): Map<string, Record<string, string | null>> {
+  const {header, rows} = sim.groundTruth(questId, SETTINGS);
+  const idIndex = header.indexOf('Response ID');
+  return new Map(rows.map((row) => [row[idIndex], Object.fromEntries(header.map((h, i) => [h, row[i] === '' ? null : row[i]]))]));
+}
+
+function dataColumns(record: RecordMessage): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(record.record.data).filter(([k]) => !k.startsWith('_questback_')));
+}
+
+function expectValid(result: RunResult): void {
+  expect(result.invalid).toEqual([]);
+}
+
+describe('a full sync against the simulator, through bin/main', () => {
+  let sim: Simulator;
+  let dir: string;
+  let configFile: string;
+
+  beforeAll(async () => {
+    sim = await startSimulator({
+      seed: 7,
+      exportDurationMs: 150,
+      quests: [
+        {id: '11111111-2222-4333-8444-555555555555', rows: 30, firstCreatedAt: new Date(Date.now() - 35 * 86_400_000).toISOString()},
+        {id: '66666666-7777-4888-9999-000000000000', rows: 45, columns: 10, firstCreatedAt: new Date(Date.now() - 20 * 86_400_000).toISOString()},
+      ],
+    });
+    dir = tempDir();
+    configFile = writeJson(dir, 'config.json', simConfig(sim));
+  });
+  afterAll(() => sim.close());
+
+  test('spec, check, discover, full refresh and three incremental reads deliver every row exactly once', async () => {
+    const spec = await runConnector(['spec']);
+    expectValid(spec);
+    expect(spec.code).toBe(0);
+    expect(spec.messages.map((m) => m.type)).toEqual(['SPEC']);
+
+    const check = await runConnector(['check', '--config', configFile]);
+    expectValid(check);
+    expect(check.messages.filter((m) => m.type === 'CONNECTION_STATUS')).toEqual([{type: 'CONNECTION_STATUS', connectionStatus: {status: 'SUCCEEDED'}}]);
+
+    const discover = await runConnector(['discover', '--config', configFile]);
+    expectValid(discover);
+    expect(discover.code).toBe(0);
+    const catalog = discover.messages.find((m) => m.type === 'CATALOG') as unknown as {catalog: {streams: {name: string; json_schema: object; source_defined_primary_key?: string[][]}[]}};
+    const names = catalog.catalog.streams.map((s) => s.name);
+    expect(names).toEqual(sim.quests.map((q) => `quest_${q.id.replace(/-/g, '_')}`));
+    for (const s of catalog.catalog.streams) {
+      expect(s.name).toMatch(/^[a-z][a-z0-9_]*$/);
+      expect(s.source_defined_primary_key).toEqual([['Response ID']]);
+    }
+    const ajv = new Ajv({strict: false});
+    addFormats(ajv);
+    const validators = new Map(catalog.catalog.streams.map((s) => [s.name, ajv.compile(s.json_schema)]));
+    const checkRecords = (result: RunResult): void => {
+      for (const r of records(result.messages)) {
+        const validate = validators.get(r.record.stream);
+        expect(validate).toBeDefined();
+        expect({stream: r.record.stream, valid: validate?.(r.record.data), errors: validate?.errors ?? null}).toEqual({stream: r.record.stream, valid: true, errors: null});
+      }
+    };
+
+    // Full refresh: every row of every quest.
+    const full = await runConnector(['read', '--config', configFile, '--catalog', writeJson(dir, 'full.json', configuredCatalog(discover.messages, 'full_refresh'))]);
+    expectValid(full);
+    expect(full.code).toBe(0);
+    checkRecords(full);
+    for (const quest of sim.quests) {
+      const stream = `quest_${quest.id.replace(/-/g, '_')}`;
+      const got = records(full.messages).filter((r) => r.record.stream === stream);
+      const expected = expectedRows(sim, quest.id);
+      expect(got.length).toBe(expected.size);
+      expect(new Map(got.map((r) => [r.record.data['Response ID'], dataColumns(r)]))).toEqual(expected);
+      expect(statusesByStream(full.messages)[stream]).toEqual(['STARTED', 'RUNNING', 'COMPLETE']);
+    }
+
+    // Incremental: first read, then new responses, twice.
+    const incCatalog = writeJson(dir, 'inc.json', configuredCatalog(discover.messages, 'incremental'));
+    const seen = new Map<string, number>();
+    let state: ReturnType<typeof stateFile> = [];
+    const cursors = new Map<string, string>();
+    for (let round = 0; round < 3; round++) {
+      if (round > 0) {
+        sim.addResponses(sim.quests[0].id, 3 + round);
+        sim.addResponses(sim.quests[1].id, 2);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      const args = ['read', '--config', configFile, '--catalog', incCatalog];
+      if (round > 0) args.push('--state', writeJson(dir, `state${round}.json`, state));
+      const inc = await runConnector(args);
+      expectValid(inc);
+      expect(inc.code).toBe(0);
+      checkRecords(inc);
+      for (const r of records(inc.messages)) {
+        const key = `${r.record.stream}/${r.record.data['Response ID']}`;
+        seen.set(key, (seen.get(key) ?? 0) + 1);
+        const previous = cursors.get(r.record.stream);
+        if (previous) expect(Date.parse(r.record.data._questback_window_end as string)).toBeGreaterThan(Date.parse(previous));
+      }
+      for (const s of states(inc.messages)) {
+        const name = s.state.stream.stream_descriptor.name;
+        const previous = cursors.get(name);
+        if (previous) expect(Date.parse(s.state.stream.stream_state.cursor)).toBeGreaterThanOrEqual(Date.parse(previous));
+        cursors.set(name, s.state.stream.stream_state.cursor);
+        expect(typeof s.state.sourceStats.recordCount).toBe('number');
+      }
+      state = stateFile(inc.messages, state);
+      expect(state.length).toBe(sim.quests.length);
+    }
+    for (const quest of sim.quests) {
+      const stream = `quest_${quest.id.replace(/-/g, '_')}`;
+      const expected = expectedRows(sim, quest.id);
+      const delivered = [...seen.entries()].filter(([k]) => k.startsWith(`${stream}/`));
+      expect(delivered.length).toBe(expected.size);
+      expect(delivered.every(([, n]) => n === 1)).toBe(true);
+    }
+  });
+
+  test('a state in the future yields no records and a state message per stream', async () => {
+    const discover = await runConnector(['discover', '--config', configFile]);
+    const future = sim.quests.map((q) => ({type: 'STREAM', stream: {stream_descriptor: {name: `quest_${q.id.replace(/-/g, '_')}`}, stream_state: {cursor: '2999-01-01T00:00:00.000Z'}}}));
+    const result = await runConnector([
+      'read', '--config', configFile,
+      '--catalog', writeJson(dir, 'inc-future.json', configuredCatalog(discover.messages, 'incremental')),
+      '--state', writeJson(dir, 'future.json', future),
+    ]);
+    expectValid(result);
+    expect(result.code).toBe(0);
+    expect(records(result.messages)).toHaveLength(0);
+    expect(states(result.messages).map((s) => s.state.stream.stream_state.cursor)).toEqual(['2999-01-01T00:00:00.000Z', '2999-01-01T00:00:00.000Z']);
+  });
+});

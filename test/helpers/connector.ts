@@ -1,0 +1,99 @@
+import {spawn} from 'child_process';
+import fs from 'fs';
+import os from 'os';
+import path from 'path';
+
+import {AirbyteMessageJson, messageErrors} from './protocol';
+
+export const MAIN = path.resolve(__dirname, '..', '..', 'bin', 'main');
+
+export interface RunResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  messages: AirbyteMessageJson[];
+  /** Lines of stdout that are not valid AirbyteMessages, with why. */
+  invalid: string[];
+}
+
+export function tempDir(prefix = 'questback-test-'): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+export function writeJson(dir: string, name: string, value: unknown): string {
+  const file = path.join(dir, name);
+  fs.writeFileSync(file, typeof value === 'string' ? value : JSON.stringify(value));
+  return file;
+}
+
+/**
+ * Runs bin/main as a subprocess (asynchronously, so an in-process simulator keeps serving) and
+ * checks every stdout line against the protocol schema.
+ */
+export function runConnector(args: string[], env: Record<string, string> = {}): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [MAIN, ...args], {env: {...process.env, ...env}, stdio: ['ignore', 'pipe', 'pipe']});
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (d: Buffer) => out.push(d));
+    child.stderr.on('data', (d: Buffer) => err.push(d));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const stdout = Buffer.concat(out).toString('utf8');
+      const lines = stdout.split('\n').filter((l) => l !== '');
+      const invalid: string[] = [];
+      const messages: AirbyteMessageJson[] = [];
+      for (const line of lines) {
+        const errors = messageErrors(line);
+        if (errors.length) invalid.push(`${errors.join('; ')} :: ${line.slice(0, 300)}`);
+        try {
+          messages.push(JSON.parse(line));
+        } catch {
+          // reported in invalid
+        }
+      }
+      resolve({code, stdout, stderr: Buffer.concat(err).toString('utf8'), messages, invalid});
+    });
+  });
+}
+
+export function ofType<T = Record<string, unknown>>(messages: AirbyteMessageJson[], type: string): T[] {
+  return messages.filter((m) => m.type === type) as unknown as T[];
+}
+
+export interface RecordMessage {
+  record: {stream: string; emitted_at: number; data: Record<string, unknown>};
+}
+export interface StateMessage {
+  state: {type: string; stream: {stream_descriptor: {name: string}; stream_state: {cursor: string}}; sourceStats: {recordCount: number}};
+}
+export interface TraceMessage {
+  trace: {
+    type: string;
+    error?: {message: string; failure_type: string; stream_descriptor?: {name: string}; stack_trace?: string};
+    stream_status?: {stream_descriptor: {name: string}; status: string; reasons?: unknown[]};
+  };
+}
+
+export const records = (m: AirbyteMessageJson[]): RecordMessage[] => ofType<RecordMessage>(m, 'RECORD');
+export const states = (m: AirbyteMessageJson[]): StateMessage[] => ofType<StateMessage>(m, 'STATE');
+export const traces = (m: AirbyteMessageJson[]): TraceMessage[] => ofType<TraceMessage>(m, 'TRACE');
+export const errorTraces = (m: AirbyteMessageJson[]): TraceMessage[] => traces(m).filter((t) => t.trace.type === 'ERROR');
+
+/** Stream statuses in order, per stream name. */
+export function statusesByStream(m: AirbyteMessageJson[]): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const t of traces(m)) {
+    const s = t.trace.stream_status;
+    if (t.trace.type === 'STREAM_STATUS' && s) (out[s.stream_descriptor.name] ??= []).push(s.status);
+  }
+  return out;
+}
+
+/** The last state of each stream, as a state file for the next read. */
+export function stateFile(m: AirbyteMessageJson[], previous: StateMessage['state'][] = []): StateMessage['state'][] {
+  const last = new Map<string, StateMessage['state']>();
+  for (const s of previous) last.set(s.stream.stream_descriptor.name, s);
+  for (const s of states(m)) last.set(s.state.stream.stream_descriptor.name, s.state);
+  return [...last.values()];
+}

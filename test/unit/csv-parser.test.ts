@@ -1,0 +1,62 @@
+import {parse} from 'csv-parse/sync';
+
+import {CsvFormatError, CsvRowParser} from '../../src/csv-parser';
+
+/** One file with everything that breaks naive parsers. */
+const TRICKY =
+  '\uFEFFResponse ID|Created|"Q1 ""Comments"", free"|"Q2 | Choice"\r\n' +
+  '1|2026-01-01T00:00:00.000Z|"pipe | inside, comma; semicolon"|a\r\n' +
+  '2|2026-01-01T00:00:00.001Z|"doubled ""quotes"" and\r\nCRLF and\nLF inside"|\r\n' +
+  '3||"日本語 العربية кириллица 👩‍💻 🎉"|"  spaces  "\r\n' +
+  '\r\n' +
+  '4|2026-01-01T00:00:00.003Z|""|"ends with quote"""\r\n' +
+  '5|x|"multi\r\n\r\nblank lines inside"|last';
+
+function parseInChunks(text: string, chunkBytes: number, separator = '|'): string[][] {
+  const bytes = Buffer.from(text, 'utf8');
+  const {StringDecoder} = require('string_decoder') as typeof import('string_decoder');
+  const decoder = new StringDecoder('utf8');
+  const parser = new CsvRowParser(separator);
+  const rows: string[][] = [];
+  for (let i = 0; i < bytes.length; i += chunkBytes) parser.push(decoder.write(bytes.subarray(i, i + chunkBytes)), rows);
+  parser.push(decoder.end(), rows);
+  parser.end(rows);
+  return rows;
+}
+
+describe('CsvRowParser', () => {
+  const reference = parse(TRICKY, {bom: true, delimiter: '|', skip_empty_lines: true, relax_column_count: false}) as string[][];
+
+  test.each([1, 7, 64, 1000])('chunks of %i bytes give exactly the rows csv-parse gives for the whole file', (size) => {
+    expect(parseInChunks(TRICKY, size)).toEqual(reference);
+  });
+
+  test('the reference really is tricky: 6 rows, with CR/LF, quotes and emoji in cells', () => {
+    expect(reference).toHaveLength(6);
+    expect(reference[2][2]).toBe('doubled "quotes" and\r\nCRLF and\nLF inside');
+    expect(reference[3][2]).toContain('👩‍💻');
+  });
+
+  test('a file without a final line end keeps its last row; LF-only and other separators work', () => {
+    expect(parseInChunks('a,b\n1,2', 3, ',')).toEqual([['a', 'b'], ['1', '2']]);
+    expect(parseInChunks('a\tb\n"x\ty"\t2\n', 2, '\t')).toEqual([['a', 'b'], ['x\ty', '2']]);
+  });
+
+  test('an unterminated quote is an error naming the line where its row starts', () => {
+    expect(() => parseInChunks('a|b\r\n1|2\r\n3|"never closed\r\n4|5\r\n', 5)).toThrow(new CsvFormatError('Quote not closed: a quoted cell runs to the end of the file', 3));
+  });
+
+  test('a row with the wrong number of cells is an error naming its line, counting lines inside quoted cells', () => {
+    expect(() => parseInChunks('a|b\n"x\ny"|1\n1|2|3\n', 4)).toThrow(/Wrong number of cells: expected 2 like the header, got 3 on line 4/);
+  });
+
+  test('a quote inside an unquoted cell or text after a closing quote is an error', () => {
+    expect(() => parseInChunks('a|b\n1|x"y\n', 100)).toThrow(/Unexpected quote.* on line 2/);
+    expect(() => parseInChunks('a|b\n"1"x|2\n', 100)).toThrow(/after a closing quote on line 2/);
+  });
+
+  test('an empty input gives no rows', () => {
+    expect(parseInChunks('', 10)).toEqual([]);
+    expect(parseInChunks('\uFEFF', 1)).toEqual([]);
+  });
+});
