@@ -1,0 +1,112 @@
+// The responses of one quest: their creation timeline and their cells. Row i is a pure function
+// of (seed, quest id, i), so a million-row export needs no per-row memory beyond the creation
+// times of rows added at run time.
+
+import { deriveSeed, mix32, Prng } from './prng';
+import { buildLayout, drawResponse, Question, questionHeader, renderAnswers } from './questions';
+import { ResolvedSettings } from './settings';
+import { ResolvedQuest } from './types';
+
+export const RESPONSE_ID = 'Response ID';
+export const CREATED = 'Created';
+export const EMAIL = 'E-mail';
+export const PHONE = 'Phone';
+const DUPLICATE_NAME = 'Comment';
+
+/** Index of the first element in [0, n) whose value is > x, for a non-decreasing `value`. */
+function firstGreater(n: number, value: (i: number) => number, x: number): number {
+  let lo = 0;
+  let hi = n;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (value(mid) > x) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+export class QuestData {
+  readonly layout: readonly Question[];
+  private readonly rowSeed: number;
+  private readonly idBase: number;
+  private readonly firstMs: number;
+  private readonly spanMs: number;
+  private readonly initialRows: number;
+  /** Creation times of rows added after start, strictly increasing. */
+  private readonly added: number[] = [];
+  private readonly rng = new Prng(0);
+
+  constructor(
+    readonly config: ResolvedQuest,
+    seed: number,
+    startMs: number
+  ) {
+    this.layout = buildLayout(config.columns);
+    this.rowSeed = deriveSeed(seed, `rows:${config.id}`);
+    this.idBase = 100_000_000 + (deriveSeed(seed, `ids:${config.id}`) % 800_000_000);
+    this.initialRows = config.rows;
+    const end = startMs - 60_000;
+    let first = Date.parse(config.firstCreatedAt);
+    if (Number.isNaN(first)) throw new Error(`quest ${config.id}: firstCreatedAt is not a date`);
+    if (first > end) throw new Error(`quest ${config.id}: firstCreatedAt must lie at least 60 s before the simulator start`);
+    const steps = Math.max(1, config.rows - 1);
+    // Too many rows for the span: fall back to one row per millisecond ending at `end`, which
+    // keeps the times strictly increasing and in the past.
+    if (end - first < steps) first = end - steps;
+    this.firstMs = first;
+    this.spanMs = end - first;
+  }
+
+  /** All rows, including added rows whose creation time has not come yet. */
+  get count(): number {
+    return this.initialRows + this.added.length;
+  }
+
+  createdAt(i: number): number {
+    if (i < this.initialRows) {
+      if (this.initialRows === 1) return this.firstMs;
+      return this.firstMs + Math.floor((i * this.spanMs) / (this.initialRows - 1));
+    }
+    return this.added[i - this.initialRows];
+  }
+
+  /**
+   * Adds responses created from `now` on, one millisecond apart at least; a batch larger than one
+   * therefore "arrives" over the next milliseconds (rows exist only once their time has come).
+   */
+  addResponses(count: number, now: number): void {
+    let t = Math.max(now, this.count > 0 ? this.createdAt(this.count - 1) + 1 : now);
+    for (let k = 0; k < count; k++) this.added.push(t++);
+  }
+
+  /** Index range [lo, hi) of rows with since < createdAt <= until (bounds in epoch ms). */
+  range(since: number | undefined, until: number): [number, number] {
+    const at = (i: number): number => this.createdAt(i);
+    const lo = since === undefined ? 0 : firstGreater(this.count, at, since);
+    const hi = firstGreater(this.count, at, until);
+    return [lo, Math.max(lo, hi)];
+  }
+
+  header(s: ResolvedSettings): string[] {
+    const header = [RESPONSE_ID, CREATED];
+    if (s.includeRespondentInformation) header.push(EMAIL, PHONE);
+    const questionStart = header.length;
+    header.push(...questionHeader(this.layout, s));
+    if (this.config.corruption === 'duplicate-header') {
+      // Two columns share a name; prefer two question columns, else Created and the last one.
+      const first = header.length - questionStart >= 2 ? questionStart : 1;
+      header[first] = DUPLICATE_NAME;
+      header[header.length - 1] = DUPLICATE_NAME;
+    }
+    return header;
+  }
+
+  row(i: number, s: ResolvedSettings): string[] {
+    this.rng.reseed(mix32(this.rowSeed ^ mix32(i + 0x9e3779b9)));
+    const r = drawResponse(this.layout, this.rng);
+    const cells = [String(this.idBase + i), new Date(this.createdAt(i)).toISOString()];
+    if (s.includeRespondentInformation) cells.push(r.email, r.phone);
+    renderAnswers(this.layout, r, s, cells);
+    return cells;
+  }
+}

@@ -1,0 +1,65 @@
+// Seeded fault decisions. Each decision draws from the fault PRNG only when its rate is > 0, so a
+// run without faults is not perturbed and a given seed and request sequence repeat exactly.
+
+import { Prng } from './prng';
+import { RateLimiter } from './rate-limit';
+import { FaultOptions } from './types';
+
+export type ServerFault = { kind: 'problem' } | { kind: 'gateway'; status: 502 | 503 };
+export type ExportOutcome = 'ok' | 'error' | 'stuck';
+
+const RATES = ['serverErrorRate', 'exportErrorRate', 'stuckExportRate', 'truncatedDownloadRate', 'goneRate'] as const;
+
+export const SERVER_ERROR_DETAIL = 'Object reference not set to an instance of an object.';
+
+export function gatewayPage(status: 502 | 503): string {
+  const title = status === 502 ? '502 Bad Gateway' : '503 Service Temporarily Unavailable';
+  return `<html>\r\n<head><title>${title}</title></head>\r\n<body>\r\n<center><h1>${title}</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n`;
+}
+
+export class Faults {
+  private options: FaultOptions = {};
+  private limiter?: RateLimiter;
+
+  constructor(private readonly rng: Prng) {}
+
+  set(options: FaultOptions): void {
+    for (const name of RATES) {
+      const rate = options[name];
+      if (rate !== undefined && !(rate >= 0 && rate <= 1)) throw new Error(`${name} must lie in [0, 1]`);
+    }
+    this.limiter = options.rateLimit ? new RateLimiter(options.rateLimit) : undefined;
+    this.options = { ...options };
+  }
+
+  get rateLimiter(): RateLimiter | undefined {
+    return this.limiter;
+  }
+
+  private roll(rate: number | undefined): boolean {
+    return rate !== undefined && rate > 0 && this.rng.next() < rate;
+  }
+
+  /** Whether this /v1 request is answered with a 5xx, and which kind. */
+  serverError(): ServerFault | undefined {
+    if (!this.roll(this.options.serverErrorRate)) return undefined;
+    if (this.rng.chance(0.5)) return { kind: 'problem' };
+    return { kind: 'gateway', status: this.rng.chance(0.5) ? 502 : 503 };
+  }
+
+  exportOutcome(): ExportOutcome {
+    if (this.roll(this.options.exportErrorRate)) return 'error';
+    if (this.roll(this.options.stuckExportRate)) return 'stuck';
+    return 'ok';
+  }
+
+  gone(): boolean {
+    return this.roll(this.options.goneRate);
+  }
+
+  /** Byte count after which to cut a download of `size` bytes, or undefined for a full body. */
+  truncateAt(size: number): number | undefined {
+    if (size < 2 || !this.roll(this.options.truncatedDownloadRate)) return undefined;
+    return Math.max(1, Math.floor(size * (0.1 + 0.8 * this.rng.next())));
+  }
+}

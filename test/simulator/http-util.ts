@@ -1,0 +1,65 @@
+// Response helpers bound to one request: every send records the status for requests() and
+// stamps problem bodies with traceId/requestId.
+
+import { IncomingMessage, ServerResponse } from 'http';
+import { Problem, PROBLEM_JSON, ProblemFactory } from './problem';
+import { RequestRecord } from './types';
+
+export const MAX_BODY_BYTES = 10 * 1024 * 1024;
+
+export class Ctx {
+  constructor(
+    readonly req: IncomingMessage,
+    readonly res: ServerResponse,
+    readonly record: RequestRecord,
+    private readonly problems: ProblemFactory
+  ) {}
+
+  get method(): string {
+    return this.record.method;
+  }
+
+  get path(): string {
+    return this.record.path;
+  }
+
+  /** Writes the status line and headers; used directly by streaming responses. */
+  head(status: number, headers: Record<string, string | number>): void {
+    this.record.status = status;
+    this.res.writeHead(status, headers);
+  }
+
+  send(status: number, contentType: string | undefined, body: string, headers: Record<string, string> = {}): void {
+    const all: Record<string, string | number> = { ...headers, 'Content-Length': Buffer.byteLength(body) };
+    if (contentType) all['Content-Type'] = contentType;
+    this.head(status, all);
+    this.res.end(body);
+  }
+
+  json(status: number, body: unknown, headers: Record<string, string> = {}): void {
+    this.send(status, 'application/json; charset=utf-8', JSON.stringify(body), headers);
+  }
+
+  problem(p: Problem, headers: Record<string, string> = {}): void {
+    this.send(p.status, PROBLEM_JSON, JSON.stringify(this.problems.body(p)), headers);
+  }
+
+  /** 404 naming the method and path, as the real service does. */
+  notFound(what?: string): void {
+    const detail = `No resource found for ${this.method} ${this.path}` + (what ? `: ${what}` : '');
+    this.problem({ status: 404, detail });
+  }
+}
+
+/** Reads the whole request body; undefined when it exceeds `limit` bytes. */
+export async function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<string | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    const buf = chunk as Buffer;
+    size += buf.length;
+    if (size > limit) return undefined;
+    chunks.push(buf);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}

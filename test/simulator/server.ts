@@ -1,0 +1,153 @@
+// Request pipeline: token endpoint, then for /v1 requests rate limiting, injected 5xx faults,
+// bearer authentication, routing, quest lookup (404/403), and finally the operation handler.
+
+import { IncomingMessage, ServerResponse } from 'http';
+import { createExport, downloadExport, exportStatus, listInvitations } from './api';
+import { gatewayPage, SERVER_ERROR_DETAIL } from './faults';
+import { Ctx, readBody } from './http-util';
+import { QuestEntry, State } from './state';
+import { RequestRecord } from './types';
+
+export const TOKEN_PATH = '/oauth/v2/token';
+
+type Route =
+  | { op: 'create'; questId: string }
+  | { op: 'status' | 'download'; questId: string; exportId: string }
+  | { op: 'invitations'; questId: string };
+
+const ROUTES: { method: string; pattern: RegExp; build: (m: string[]) => Route }[] = [
+  { method: 'POST', pattern: /^\/v1\/quests\/([^/]+)\/exports$/, build: (m) => ({ op: 'create', questId: m[0] }) },
+  {
+    method: 'GET',
+    pattern: /^\/v1\/quests\/([^/]+)\/exports\/([^/]+)\/status$/,
+    build: (m) => ({ op: 'status', questId: m[0], exportId: m[1] }),
+  },
+  {
+    method: 'GET',
+    pattern: /^\/v1\/quests\/([^/]+)\/exports\/([^/]+)\/download$/,
+    build: (m) => ({ op: 'download', questId: m[0], exportId: m[1] }),
+  },
+  { method: 'GET', pattern: /^\/v1\/quests\/([^/]+)\/invitations$/, build: (m) => ({ op: 'invitations', questId: m[0] }) },
+];
+
+function matchRoute(method: string, path: string): Route | undefined {
+  for (const r of ROUTES) {
+    const m = r.method === method ? r.pattern.exec(path) : null;
+    if (!m) continue;
+    try {
+      return r.build(m.slice(1).map((s) => decodeURIComponent(s)));
+    } catch {
+      return undefined; // malformed percent-encoding: treat as an unknown resource
+    }
+  }
+  return undefined;
+}
+
+export function createHandler(state: State): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const record: RequestRecord = {
+      method: req.method ?? 'GET',
+      path: url.pathname,
+      status: 0,
+      authorized: false,
+      at: Date.now(),
+      query: url.search.replace(/^\?/, ''),
+    };
+    state.records.push(record);
+    state.stats.requests++;
+    res.on('close', () => {
+      if (record.status === 0) record.status = res.statusCode;
+      state.log(`${record.method} ${record.path} -> ${record.status} (${Date.now() - record.at} ms)`);
+    });
+    const ctx = new Ctx(req, res, record, state.problems);
+    handle(ctx, state, url).catch((err: unknown) => {
+      state.stats.serverErrors++;
+      const message = err instanceof Error ? err.message : String(err);
+      state.log(`internal error on ${record.method} ${record.path}: ${message}`);
+      if (!res.headersSent) ctx.problem({ status: 500, detail: message });
+      else res.destroy();
+    });
+  };
+}
+
+async function handle(ctx: Ctx, state: State, url: URL): Promise<void> {
+  if (ctx.path === TOKEN_PATH) return token(ctx, state);
+  if (ctx.path === '/v1' || ctx.path.startsWith('/v1/')) return v1(ctx, state, url);
+  ctx.notFound();
+}
+
+async function token(ctx: Ctx, state: State): Promise<void> {
+  if (ctx.method !== 'POST') {
+    ctx.problem({ status: 405, detail: `${ctx.method} is not allowed on ${ctx.path}; use POST` }, { Allow: 'POST' });
+    return;
+  }
+  const raw = await readBody(ctx.req);
+  if (raw === undefined) {
+    ctx.problem({ status: 413, detail: 'The request body is larger than 10 MB' });
+    return;
+  }
+  const result = state.tokens.handle(ctx.req.headers['content-type'], raw, Date.now());
+  const noStore = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
+  if (!result.ok) {
+    ctx.problem(result.problem, noStore);
+    return;
+  }
+  ctx.record.authorized = true;
+  state.stats.tokens++;
+  ctx.json(200, result.body, noStore);
+}
+
+async function v1(ctx: Ctx, state: State, url: URL): Promise<void> {
+  // Recorded up front so requests() shows whether a 429 or 5xx request carried a valid token.
+  const authorization = ctx.req.headers.authorization;
+  const authorized = state.tokens.check(authorization, Date.now());
+  ctx.record.authorized = authorized;
+  const limiter = state.faults.rateLimiter;
+  if (limiter) {
+    const decision = limiter.hit(Date.now());
+    for (const [name, value] of Object.entries(decision.headers)) ctx.res.setHeader(name, value);
+    if (!decision.allowed) {
+      state.stats.rateLimited++;
+      ctx.problem({ status: 429, detail: `Rate limit exceeded for ${ctx.method} ${ctx.path}; retry after the reset time` });
+      return;
+    }
+  }
+  const fault = state.faults.serverError();
+  if (fault) {
+    state.stats.serverErrors++;
+    if (fault.kind === 'problem') ctx.problem({ status: 500, detail: SERVER_ERROR_DETAIL });
+    else ctx.send(fault.status, 'text/html', gatewayPage(fault.status));
+    return;
+  }
+  if (!authorized) {
+    const why = authorization ? 'the access token is invalid or has expired' : 'no access token was given';
+    ctx.problem(
+      { status: 401, detail: `Unauthorized request ${ctx.method} ${ctx.path}: ${why}`, instance: ctx.path },
+      { 'WWW-Authenticate': 'Bearer' }
+    );
+    return;
+  }
+
+  const route = matchRoute(ctx.method, ctx.path);
+  if (!route) return ctx.notFound();
+  const quest: QuestEntry | undefined = state.quests.get(route.questId);
+  if (!quest) return ctx.notFound(`quest '${route.questId}' does not exist`);
+  if (quest.data.config.forbidden) {
+    ctx.problem({ status: 403, detail: `The client has no access to quest '${route.questId}'` });
+    return;
+  }
+  switch (route.op) {
+    case 'create':
+      return createExport(ctx, state, quest);
+    case 'invitations':
+      return listInvitations(ctx, quest, url.searchParams);
+    case 'status':
+    case 'download': {
+      const job = state.exports.find(route.questId, route.exportId);
+      if (!job) return ctx.notFound(`export '${route.exportId}' does not exist`);
+      if (route.op === 'status') return exportStatus(ctx, state, job);
+      return downloadExport(ctx, state, quest, job);
+    }
+  }
+}

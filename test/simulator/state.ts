@@ -1,0 +1,26 @@
+// The mutable state shared by the request handlers and the public Simulator object.
+
+import { TokenService } from './auth';
+import { QuestData } from './data';
+import { ExportStore } from './exports';
+import { Faults } from './faults';
+import { Invitations } from './invitations';
+import { ProblemFactory } from './problem';
+import { RequestRecord, SimulatorStats } from './types';
+
+export interface QuestEntry {
+  data: QuestData;
+  invitations: Invitations;
+}
+
+export interface State {
+  quests: Map<string, QuestEntry>;
+  exports: ExportStore;
+  tokens: TokenService;
+  faults: Faults;
+  problems: ProblemFactory;
+  stats: SimulatorStats;
+  records: RequestRecord[];
+  exportDurationMs: number;
+  log: (line: string) => void;
+}
