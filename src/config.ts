@@ -63,6 +63,9 @@ function optional<T>(raw: Record<string, unknown>, key: string, fallback: T, che
 
 const isBool = (v: unknown): v is boolean => typeof v === 'boolean';
 const isString = (v: unknown): v is string => typeof v === 'string';
+function isNumberIn(min: number, max: number) {
+  return (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v >= min && v <= max;
+}
 function isIntIn(min: number, max: number) {
   return (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max;
 }
@@ -136,7 +139,7 @@ export function parseConfig(input: unknown, nowMs: number): QuestbackConfig {
     window_days: optional(raw, 'window_days', DEFAULTS.window_days, isIntIn(1, 3650), 'a whole number of days from 1 to 3650'),
     settle_seconds: optional(raw, 'settle_seconds', DEFAULTS.settle_seconds, isIntIn(0, 86_400), 'a whole number of seconds from 0 to 86400'),
     max_concurrent_exports: optional(raw, 'max_concurrent_exports', DEFAULTS.max_concurrent_exports, isIntIn(1, 32), 'a whole number from 1 to 32'),
-    export_timeout_minutes: optional(raw, 'export_timeout_minutes', DEFAULTS.export_timeout_minutes, isIntIn(1, 1440), 'a whole number of minutes from 1 to 1440'),
+    export_timeout_minutes: optional(raw, 'export_timeout_minutes', DEFAULTS.export_timeout_minutes, isNumberIn(0.05, 1440), 'a number of minutes from 0.05 to 1440'),
     value_type: enumValue(raw, 'value_type'),
     expand_multiple_choice_to_columns: optional(raw, 'expand_multiple_choice_to_columns', DEFAULTS.expand_multiple_choice_to_columns, isBool, 'true or false'),
     include_respondent_information: optional(raw, 'include_respondent_information', DEFAULTS.include_respondent_information, isBool, 'true or false'),

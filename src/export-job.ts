@@ -176,7 +176,7 @@ export class ExportJobs {
       if (elapsed + delay > this.poll.timeoutMs) {
         throw connectorError(
           'transient_error',
-          `Export ${exportId} of quest ${questId} for window ${describeWindow(window)} was still ${status} after ${Math.round(elapsed / 1000)} s (export_timeout_minutes is ${Math.round(this.poll.timeoutMs / 60_000)}). The service may be busy; the next sync retries this window.`,
+          `Export ${exportId} of quest ${questId} for window ${describeWindow(window)} was still ${status} after ${Math.round(elapsed / 1000)} s (export_timeout_minutes is ${this.poll.timeoutMs / 60_000}). The service may be busy; the next sync retries this window.`,
           {...context, exportId, window: describeWindow(window)}
         );
       }

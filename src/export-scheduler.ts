@@ -31,7 +31,7 @@ export class ExportScheduler {
     private readonly limit: number,
     private readonly logger: AirbyteLogger,
     /** How many times a job that ends in ERROR is created again before the window fails. */
-    private readonly maxAttempts = 3
+    private readonly maxAttempts = 5
   ) {}
 
   /** Plans the windows of a quest, in the order they will be read. */
@@ -116,7 +116,7 @@ export class ExportScheduler {
     }
     throw connectorError(
       'transient_error',
-      `The export of quest ${job.questId} for window ${describeWindow(job.window)} failed ${this.maxAttempts} times on the service. The next sync retries from the last checkpoint; if it keeps failing, give Questback support the quest id and traceId.`,
+      `The export of quest ${job.questId} for window ${describeWindow(job.window)} failed ${this.maxAttempts} times on the service. The next sync retries from the last checkpoint; if it keeps failing, give Questback support the quest id and the export ids in the log.`,
       {questId: job.questId, window: describeWindow(job.window)},
       lastError
     );
