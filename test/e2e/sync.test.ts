@@ -141,4 +141,19 @@ describe('a full sync against the simulator, through bin/main', () => {
     expect(records(result.messages)).toHaveLength(0);
     expect(states(result.messages).map((s) => s.state.stream.stream_state.cursor)).toEqual(['2999-01-01T00:00:00.000Z', '2999-01-01T00:00:00.000Z']);
   });
+  test('columns added since discover (respondent information switched on) still arrive whole, and the log asks for a schema refresh', async () => {
+    const discover = await runConnector(['discover', '--config', configFile]);
+    const wider = writeJson(dir, 'wider.json', simConfig(sim, {include_respondent_information: true}));
+    const result = await runConnector(['read', '--config', wider, '--catalog', writeJson(dir, 'narrow.json', configuredCatalog(discover.messages, 'full_refresh'))]);
+    expectValid(result);
+    expect(result.code).toBe(0);
+    const quest = sim.quests[0];
+    const truth = sim.groundTruth(quest.id, {...SETTINGS, includeRespondentInformation: true});
+    const added = truth.header.filter((h) => !sim.groundTruth(quest.id, SETTINGS).header.includes(h));
+    expect(added.length).toBeGreaterThan(0);
+    const got = records(result.messages).filter((r) => r.record.stream === `quest_${quest.id.replace(/-/g, '_')}`);
+    expect(got).toHaveLength(truth.rows.length);
+    for (const column of added) expect(got.every((r) => column in r.record.data)).toBe(true);
+    expect(result.stdout).toMatch(/column\(s\) not in the configured schema .*refresh the source schema in Airbyte/);
+  });
 });
