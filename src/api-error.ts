@@ -76,5 +76,6 @@ export function apiError(err: unknown, ctx: RequestContext, body?: unknown): VEr
     traceId: problem?.traceId,
     requestId: problem?.requestId,
     validationErrors: problem?.errors,
+    explanation,
   });
 }

@@ -1,5 +1,6 @@
 import {AxiosInstance} from 'axios';
 import {AirbyteLogger} from 'faros-airbyte-cdk';
+import VError from 'verror';
 
 import {apiError} from './api-error';
 import {scopeFor} from './config';
@@ -72,13 +73,14 @@ export class TokenProvider implements TokenSource {
       });
       data = response.data;
     } catch (err) {
-      const status = (err as {response?: {status?: number}}).response?.status;
       const cause = apiError(err, {operation: 'Getting an access token'});
+      const {status, explanation, traceId, requestId} = VError.info(cause);
       if (status === 400 || status === 401) {
+        const ids = [traceId && `traceId ${traceId}`, requestId && `requestId ${requestId}`].filter(Boolean).join(', ');
         throw connectorError(
           'config_error',
-          `Questback's token service rejected the API client: ${cause.message} Check client_id and client_secret, and that project_id (${projectId}) is the project of this API login.`,
-          {operation: 'token', status},
+          `Questback's token service rejected the API client (HTTP ${status}${explanation ? ` - ${explanation}` : ''}). Check client_id and client_secret, and that project_id (${projectId}) is the project of this API login.${ids ? ` (${ids})` : ''}`,
+          {operation: 'token', status, traceId, requestId},
           cause
         );
       }

@@ -20,7 +20,8 @@ export function connectorError(
   context: ErrorContext = {},
   cause?: Error
 ): VError {
-  return new VError({name: 'QuestbackError', cause, info: {...context, failureType}}, '%s', message);
+  // WError: the message already says what the cause means; VError would append the cause's text again.
+  return new VError.WError({name: 'QuestbackError', cause, info: {...context, failureType}}, '%s', message);
 }
 
 /** The failure type of an error: the one nearest the top of the cause chain wins. */

@@ -116,7 +116,7 @@ export class ExportScheduler {
     }
     throw connectorError(
       'transient_error',
-      `The export of quest ${job.questId} for window ${describeWindow(job.window)} failed ${this.maxAttempts} times on the service. The next sync retries from the last checkpoint; if it keeps failing, give Questback support the quest id and the export ids in the log.`,
+      `The export of quest ${job.questId} for window ${describeWindow(job.window)} failed ${this.maxAttempts} times on the service (last: ${lastError?.message}). The next sync retries from the last checkpoint; if it keeps failing, give Questback support the quest id and the export ids in the log.`,
       {questId: job.questId, window: describeWindow(job.window)},
       lastError
     );

@@ -1,5 +1,7 @@
 import {AirbyteMessage} from 'faros-airbyte-cdk';
 
+import {toJsonLine} from './protocol';
+
 /**
  * Writes protocol messages to stdout as JSON lines, in batches, honouring backpressure. The kit's
  * console.log-per-message path queues unboundedly on a slow consumer (gigabytes on a large export).
@@ -18,7 +20,7 @@ export class MessageWriter {
 
   /** Queues one message; returns a promise only when the caller should wait for the consumer. */
   write(message: AirbyteMessage): Promise<void> | undefined {
-    return this.writeLine(this.scrub(JSON.stringify(message)));
+    return this.writeLine(this.scrub(toJsonLine(message)));
   }
 
   /** Queues an already serialised line (records, on the hot path). */

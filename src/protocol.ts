@@ -27,6 +27,15 @@ export interface TraceMessage extends AirbyteMessage {
   trace: {type: 'ERROR' | 'STREAM_STATUS' | 'ESTIMATE'; emitted_at: number} & Record<string, unknown>;
 }
 
+/**
+ * A message as one JSON line. The protocol wants sourceStats.recordCount written as a double
+ * ("should always have a decimal point"), which JSON.stringify never does for whole numbers.
+ */
+export function toJsonLine(message: AirbyteMessage): string {
+  const line = JSON.stringify(message);
+  return message.type === AirbyteMessageType.STATE ? line.replace(/("recordCount":-?\d+)([,}])/, '$1.0$2') : line;
+}
+
 export function streamState(stream: StreamDescriptor, state: Record<string, unknown>, recordCount: number): StreamStateMessage {
   return {
     type: AirbyteMessageType.STATE,

@@ -1,13 +1,18 @@
 import {connectorError} from './errors';
+import {CURSOR_FIELD} from './schema';
 import {formatUtcTimestamp, parseUtcTimestamp} from './windows';
 
-/** A quest stream's state: every response created up to `cursor` (inclusive) has been emitted. */
+/**
+ * A quest stream's state: every response created up to `cursor` (inclusive) has been emitted. It
+ * names its cursor field, as Airbyte's tooling expects of a state beside a `cursor` value.
+ */
 export interface QuestState {
   cursor: string;
+  cursor_field: string[];
 }
 
 export function questState(cursorMs: number): QuestState {
-  return {cursor: formatUtcTimestamp(cursorMs)};
+  return {cursor: formatUtcTimestamp(cursorMs), cursor_field: [CURSOR_FIELD]};
 }
 
 function invalid(message: string): never {
