@@ -1,4 +1,4 @@
-import {configuredCatalog, simConfig} from '../helpers/fixtures';
+import {configuredCatalog, simConfig, streamOf} from '../helpers/fixtures';
 import {errorTraces, records, runConnector, states, statusesByStream, tempDir, writeJson, RunResult} from '../helpers/connector';
 import {Corruption, Simulator, startSimulator} from '../simulator';
 
@@ -11,7 +11,6 @@ const CORRUPT: Record<Corruption, string> = {
   'duplicate-header': 'c0c0c0c0-0000-4000-8000-000000000006',
   'empty-body': 'c0c0c0c0-0000-4000-8000-000000000007',
 };
-const streamOf = (id: string): string => `quest_${id.replace(/-/g, '_')}`;
 const CATALOG_OF_GOOD: {value?: Record<string, unknown>} = {};
 
 let sim: Simulator;

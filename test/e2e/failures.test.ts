@@ -1,11 +1,10 @@
-import {configuredCatalog, simConfig} from '../helpers/fixtures';
+import {configuredCatalog, simConfig, streamOf} from '../helpers/fixtures';
 import {errorTraces, records, runConnector, states, statusesByStream, tempDir, writeJson} from '../helpers/connector';
 import {Simulator, startSimulator} from '../simulator';
 
 const GOOD = '0a0a0a0a-1b1b-4c2c-8d3d-4e4e4e4e4e4e';
 const FORBIDDEN = 'f0f0f0f0-1e1e-4d2d-9c3c-4b4b4b4b4b4b';
 const UNKNOWN = '99999999-8888-4777-a666-555555555555';
-const streamOf = (id: string): string => `quest_${id.replace(/-/g, '_')}`;
 
 function connectionStatus(messages: {type: string}[]): {status: string; message?: string} {
   const statuses = messages.filter((m) => m.type === 'CONNECTION_STATUS') as unknown as {connectionStatus: {status: string; message?: string}}[];

@@ -1,4 +1,4 @@
-import {configuredCatalog, simConfig} from '../helpers/fixtures';
+import {configuredCatalog, simConfig, streamOf} from '../helpers/fixtures';
 import {runConnector, stateFile, tempDir, writeJson, RecordMessage, StateMessage} from '../helpers/connector';
 import {AirbyteMessageJson} from '../helpers/protocol';
 import {Simulator, startSimulator} from '../simulator';
@@ -81,7 +81,7 @@ describe('under injected faults', () => {
     expect(stats.rateLimited + stats.serverErrors).toBeGreaterThan(0);
     expect(stats.tokens).toBeGreaterThan(1);
     for (const quest of sim.quests) {
-      const stream = `quest_${quest.id.replace(/-/g, '_')}`;
+      const stream = streamOf(quest.id);
       const {header, rows} = sim.groundTruth(quest.id, SETTINGS);
       const ids = rows.map((row) => row[header.indexOf('Response ID')]);
       const got = [...delivered.entries()].filter(([k]) => k.startsWith(`${stream}/`));

@@ -1,11 +1,10 @@
-import {configuredCatalog, simConfig} from '../helpers/fixtures';
+import {configuredCatalog, simConfig, streamOf} from '../helpers/fixtures';
 import {errorTraces, records, runConnector, statusesByStream, tempDir, writeJson} from '../helpers/connector';
 import {Simulator, startSimulator} from '../simulator';
 
 const A = 'dddddddd-0000-4000-8000-00000000000a';
 const SLOW = 'dddddddd-0000-4000-8000-00000000000b';
 const FORBIDDEN = 'dddddddd-0000-4000-8000-00000000000c';
-const streamOf = (id: string): string => `quest_${id.replace(/-/g, '_')}`;
 
 describe('secrets and stuck exports', () => {
   let sim: Simulator;

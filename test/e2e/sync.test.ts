@@ -1,7 +1,7 @@
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 
-import {configuredCatalog, simConfig} from '../helpers/fixtures';
+import {configuredCatalog, simConfig, streamOf} from '../helpers/fixtures';
 import {records, runConnector, stateFile, states, statusesByStream, tempDir, writeJson, RunResult, RecordMessage} from '../helpers/connector';
 import {Simulator, startSimulator} from '../simulator';
 
@@ -56,7 +56,7 @@ describe('a full sync against the simulator, through bin/main', () => {
     expect(discover.code).toBe(0);
     const catalog = discover.messages.find((m) => m.type === 'CATALOG') as unknown as {catalog: {streams: {name: string; json_schema: object; source_defined_primary_key?: string[][]}[]}};
     const names = catalog.catalog.streams.map((s) => s.name);
-    expect(names).toEqual(sim.quests.map((q) => `quest_${q.id.replace(/-/g, '_')}`));
+    expect(names).toEqual(sim.quests.map((q) => streamOf(q.id)));
     for (const s of catalog.catalog.streams) {
       expect(s.name).toMatch(/^[a-z][a-z0-9_]*$/);
       expect(s.source_defined_primary_key).toEqual([['Response ID']]);
@@ -78,7 +78,7 @@ describe('a full sync against the simulator, through bin/main', () => {
     expect(full.code).toBe(0);
     checkRecords(full);
     for (const quest of sim.quests) {
-      const stream = `quest_${quest.id.replace(/-/g, '_')}`;
+      const stream = streamOf(quest.id);
       const got = records(full.messages).filter((r) => r.record.stream === stream);
       const expected = expectedRows(sim, quest.id);
       expect(got.length).toBe(expected.size);
@@ -120,7 +120,7 @@ describe('a full sync against the simulator, through bin/main', () => {
       expect(state.length).toBe(sim.quests.length);
     }
     for (const quest of sim.quests) {
-      const stream = `quest_${quest.id.replace(/-/g, '_')}`;
+      const stream = streamOf(quest.id);
       const expected = expectedRows(sim, quest.id);
       const delivered = [...seen.entries()].filter(([k]) => k.startsWith(`${stream}/`));
       expect(delivered.length).toBe(expected.size);
@@ -130,7 +130,7 @@ describe('a full sync against the simulator, through bin/main', () => {
 
   test('a state in the future yields no records and a state message per stream', async () => {
     const discover = await runConnector(['discover', '--config', configFile]);
-    const future = sim.quests.map((q) => ({type: 'STREAM', stream: {stream_descriptor: {name: `quest_${q.id.replace(/-/g, '_')}`}, stream_state: {cursor: '2999-01-01T00:00:00.000Z'}}}));
+    const future = sim.quests.map((q) => ({type: 'STREAM', stream: {stream_descriptor: {name: streamOf(q.id)}, stream_state: {cursor: '2999-01-01T00:00:00.000Z'}}}));
     const result = await runConnector([
       'read', '--config', configFile,
       '--catalog', writeJson(dir, 'inc-future.json', configuredCatalog(discover.messages, 'incremental')),
@@ -151,7 +151,7 @@ describe('a full sync against the simulator, through bin/main', () => {
     const truth = sim.groundTruth(quest.id, {...SETTINGS, includeRespondentInformation: true});
     const added = truth.header.filter((h) => !sim.groundTruth(quest.id, SETTINGS).header.includes(h));
     expect(added.length).toBeGreaterThan(0);
-    const got = records(result.messages).filter((r) => r.record.stream === `quest_${quest.id.replace(/-/g, '_')}`);
+    const got = records(result.messages).filter((r) => r.record.stream === streamOf(quest.id));
     expect(got).toHaveLength(truth.rows.length);
     for (const column of added) expect(got.every((r) => column in r.record.data)).toBe(true);
     expect(result.stdout).toMatch(/column\(s\) not in the configured schema .*refresh the source schema in Airbyte/);

@@ -1,6 +1,9 @@
 import {Simulator} from '../simulator';
 import {AirbyteMessageJson} from './protocol';
 
+/** The stream the connector names after a quest. */
+export const streamOf = (questId: string): string => `quest_${questId.replace(/-/g, '_')}`;
+
 /** A connector config for a running simulator. */
 export function simConfig(sim: Simulator, overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {
