@@ -45,7 +45,7 @@ function parseCatalog(raw: unknown): AirbyteConfiguredCatalog {
  */
 export function mainCommand(env: SourceEnvironment = defaultEnvironment(), out: NodeJS.WritableStream = process.stdout): Command {
   const scrubber: SecretScrubber = env.scrubber;
-  const writer = new MessageWriter(out, 64 * 1024, (line) => scrubber.scrub(line));
+  const writer = new MessageWriter(out, (line) => scrubber.scrub(line));
   const logger = new ConnectorLogger(writer);
   const source = new QuestbackSource(logger, env);
 

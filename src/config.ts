@@ -27,7 +27,7 @@ export const DEFAULTS = {
   auth_url: 'https://auth.questback.com',
   window_days: 30,
   settle_seconds: 60,
-  max_concurrent_exports: 4,
+  max_concurrent_exports: 8,
   export_timeout_minutes: 60,
   value_type: 'ORDER_NUMBER',
   expand_multiple_choice_to_columns: false,

@@ -13,9 +13,14 @@ export class MessageWriter {
 
   constructor(
     private readonly out: NodeJS.WritableStream = process.stdout,
-    private readonly batchChars = 64 * 1024,
     /** Applied to every non-record line just before it is written (secret redaction). */
-    private readonly scrub: (line: string) => string = (line) => line
+    private readonly scrub: (line: string) => string = (line) => line,
+    /**
+     * Non-Latin-1 text makes V8 store strings at 2 bytes a character; a joined batch above 128 KiB
+     * leaves the normal heap and costs page faults on every write (measured: 64 Ki characters ran
+     * at 62-91k rows/s with 4-6 s of system time, 48 Ki at 118-144k rows/s with 0.7 s).
+     */
+    private readonly batchChars = 48 * 1024
   ) {}
 
   /** Queues one message; returns a promise only when the caller should wait for the consumer. */
@@ -25,10 +30,11 @@ export class MessageWriter {
 
   /** Queues an already serialised line (records, on the hot path). */
   writeLine(line: string): Promise<void> | undefined {
+    // Flush first when this line would take the batch past its bound.
+    const wait = this.buffered + line.length + 1 > this.batchChars ? this.drainBuffer() : undefined;
     this.buffer.push(line);
     this.buffered += line.length + 1;
-    if (this.buffered < this.batchChars) return this.pending;
-    return this.drainBuffer();
+    return wait ?? this.pending;
   }
 
   private drainBuffer(): Promise<void> | undefined {

@@ -1,0 +1,78 @@
+// The downstream end of a measured pipe: counts the bytes, lines and RECORD lines of stdin, notes
+// when the first byte and the first RECORD arrived, keeps the few non-RECORD lines for checks, and
+// prints one JSON line (ConsumerReport) at the end. It works on Buffers, never decoding records,
+// so that it takes as little CPU as possible from the producer on a small machine.
+
+import {ConsumerReport} from './types';
+
+const PREFIX = Buffer.from('{"type":"RECORD"');
+const MAX_OTHERS = 500;
+const MAX_OTHER_CHARS = 2000;
+
+const report: ConsumerReport = {bytes: 0, lines: 0, records: 0, recordBytes: 0, endAt: 0, others: [], othersDropped: 0};
+
+/** Start of the current line while it is shorter than PREFIX (only at chunk boundaries). */
+let head: Buffer = Buffer.alloc(0);
+let kind: 'record' | 'other' | undefined;
+let lineBytes = 0;
+let otherParts: Buffer[] = [];
+let otherSize = 0;
+
+function endLine(): void {
+  report.lines++;
+  if (kind === 'record') {
+    report.records++;
+    report.recordBytes += lineBytes;
+  } else if (report.others.length < MAX_OTHERS) {
+    report.others.push(Buffer.concat(otherParts).toString('utf8').slice(0, MAX_OTHER_CHARS));
+  } else {
+    report.othersDropped++;
+  }
+  kind = undefined;
+  head = Buffer.alloc(0);
+  lineBytes = 0;
+  otherParts = [];
+  otherSize = 0;
+}
+
+function classify(isRecord: boolean): void {
+  kind = isRecord ? 'record' : 'other';
+  if (isRecord && report.firstRecordAt === undefined) report.firstRecordAt = Date.now();
+}
+
+function consume(chunk: Buffer): void {
+  if (report.firstByteAt === undefined) report.firstByteAt = Date.now();
+  report.bytes += chunk.length;
+  let pos = 0;
+  while (pos < chunk.length) {
+    const nl = chunk.indexOf(10, pos);
+    const lineEnd = nl === -1 ? chunk.length : nl;
+    if (kind === undefined) {
+      if (head.length === 0 && lineEnd - pos >= PREFIX.length) {
+        // The common case: the line's start lies wholly in this chunk, no copy needed.
+        classify(chunk.compare(PREFIX, 0, PREFIX.length, pos, pos + PREFIX.length) === 0);
+      } else {
+        const take = Math.min(PREFIX.length - head.length, lineEnd - pos);
+        head = Buffer.concat([head, chunk.subarray(pos, pos + take)]);
+        if (head.length === PREFIX.length) classify(head.equals(PREFIX));
+        else if (nl !== -1) classify(false); // a line shorter than the prefix
+      }
+    }
+    const end = nl === -1 ? chunk.length : nl + 1;
+    lineBytes += end - pos;
+    if (kind !== 'record' && otherSize < MAX_OTHER_CHARS * 4) {
+      const part = chunk.subarray(pos, lineEnd);
+      otherParts.push(Buffer.from(part));
+      otherSize += part.length;
+    }
+    pos = end;
+    if (nl !== -1) endLine();
+  }
+}
+
+process.stdin.on('data', consume);
+process.stdin.on('end', () => {
+  if (lineBytes > 0) endLine(); // a last line without a newline
+  report.endAt = Date.now();
+  process.stdout.write(`${JSON.stringify(report)}\n`);
+});

@@ -1,0 +1,235 @@
+// Child processes of the benchmark: every one is bounded by a timeout and registered, so that an
+// error, Ctrl+C or a timeout kills exactly the processes the benchmark started (by process group:
+// /usr/bin/time's node child must go too) and nothing is left behind.
+
+import {ChildProcess, fork, spawn, SpawnOptions} from 'child_process';
+import fs from 'fs';
+import path from 'path';
+
+import type {RequestRecord, SimulatorStats} from '../../test/simulator';
+import {ConsumerReport, SimCommand, SimInfo, SimProcessOptions, SimReply} from './types';
+
+export const ROOT = path.resolve(__dirname, '..', '..', '..');
+export const MAIN = path.join(ROOT, 'bin', 'main');
+const CONSUMER = path.join(__dirname, 'consumer.js');
+const SIM_PROCESS = path.join(__dirname, 'sim-process.js');
+const TIME = '/usr/bin/time';
+
+const live = new Set<ChildProcess>();
+
+/** Spawns in its own process group (detached) so that killGroup reaches its descendants. */
+function start(command: string, args: string[], options: SpawnOptions): ChildProcess {
+  const child = spawn(command, args, {...options, detached: true});
+  live.add(child);
+  child.once('exit', () => live.delete(child));
+  return child;
+}
+
+function killGroup(child: ChildProcess): void {
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  try {
+    process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    child.kill('SIGKILL');
+  }
+}
+
+/** Kills every child still running; safe to call from an 'exit' handler (synchronous). */
+export function killAll(): void {
+  for (const child of live) killGroup(child);
+  live.clear();
+}
+
+interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+function exited(child: ChildProcess): Promise<Exit> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve({code: child.exitCode, signal: child.signalCode});
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code, signal) => resolve({code, signal}));
+  });
+}
+
+/** Waits for the child; past the deadline it is killed and the promise fails saying which step hung. */
+async function within<T>(promise: Promise<T>, timeoutMs: number, label: string, children: ChildProcess[]): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      for (const c of children) killGroup(c);
+      reject(new Error(`${label} did not finish within ${Math.round(timeoutMs / 1000)} s and was killed`));
+    }, timeoutMs);
+  });
+  try {
+    return await Promise.race([promise, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Keeps the last `max` characters of a stream, for error messages. */
+function tail(stream: NodeJS.ReadableStream | null, max = 16_384): () => string {
+  let text = '';
+  stream?.on('data', (d: Buffer) => {
+    text = (text + d.toString('utf8')).slice(-max);
+  });
+  return () => text;
+}
+
+export interface CapturedRun extends Exit {
+  stdout: string;
+  stderr: string;
+  wallMs: number;
+}
+
+/** Runs `node args` and captures its (small) output: discover, for instance. */
+export async function runNode(args: string[], timeoutMs: number, label: string): Promise<CapturedRun> {
+  const startedAt = Date.now();
+  const child = start(process.execPath, args, {cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe']});
+  const out: Buffer[] = [];
+  child.stdout?.on('data', (d: Buffer) => out.push(d));
+  const stderr = tail(child.stderr);
+  const exit = await within(exited(child), timeoutMs, label, [child]);
+  return {...exit, stdout: Buffer.concat(out).toString('utf8'), stderr: stderr(), wallMs: Date.now() - startedAt};
+}
+
+export interface ProducerFigures extends Exit {
+  /** From spawn to exit of the producer, ms. */
+  wallMs: number;
+  peakRssKb?: number;
+  userS?: number;
+  sysS?: number;
+  /** How peakRssKb was measured. */
+  rssSource: 'time' | 'proc' | 'none';
+  stderr: string;
+}
+
+export interface PipedRun {
+  producer: ProducerFigures;
+  consumer: ConsumerReport;
+  startedAt: number;
+}
+
+/** BENCH_NO_TIME=1 forces the /proc fallback, to check it on a machine that has /usr/bin/time. */
+export const HAS_TIME = fs.existsSync(TIME) && !process.env.BENCH_NO_TIME;
+
+/** Polls VmHWM (peak RSS) of a running process; the last value read before it exits is the peak. */
+function pollPeakRss(pid: number): () => number | undefined {
+  let peak: number | undefined;
+  const read = (): void => {
+    try {
+      const m = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+      if (m) peak = Math.max(peak ?? 0, Number(m[1]));
+    } catch {
+      // The process is gone: keep the last value.
+    }
+  };
+  read();
+  const timer = setInterval(read, 50);
+  return () => {
+    clearInterval(timer);
+    return peak;
+  };
+}
+
+/**
+ * Runs `node producerArgs` with its stdout piped straight into a consumer process (never through
+ * this process's event loop), and measures the producer: wall time, peak RSS and CPU time via
+ * /usr/bin/time when present, else peak RSS by polling /proc/<pid>/status.
+ */
+export async function runPiped(
+  producerArgs: string[],
+  opts: {timeoutMs: number; label: string; tmpDir: string; env?: NodeJS.ProcessEnv}
+): Promise<PipedRun> {
+  // The consumer first: the producer gets its stdin as stdout. The parent never reads that pipe
+  // (a readable end in the parent would start reading and steal data), it only holds the write end.
+  const consumer = start(process.execPath, [CONSUMER], {cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe']});
+  const consumerOut: Buffer[] = [];
+  consumer.stdout?.on('data', (d: Buffer) => consumerOut.push(d));
+  const consumerErr = tail(consumer.stderr);
+
+  const timeFile = path.join(opts.tmpDir, `${opts.label.replace(/[^a-z0-9]+/gi, '-')}-${Date.now()}.time`);
+  const [command, args] = HAS_TIME
+    ? [TIME, ['-f', '%e %U %S %M', '-o', timeFile, process.execPath, ...producerArgs]]
+    : [process.execPath, producerArgs];
+  const startedAt = Date.now();
+  const pipe = consumer.stdin;
+  if (!pipe) throw new Error(`${opts.label}: the consumer has no stdin pipe`);
+  const producer = start(command, args, {cwd: ROOT, stdio: ['ignore', pipe, 'pipe'], env: {...process.env, ...opts.env}});
+  // Our copy of the write end must close, or the consumer never sees the end of its input.
+  pipe.destroy();
+  const stopPolling = !HAS_TIME && producer.pid !== undefined ? pollPeakRss(producer.pid) : undefined;
+  const producerErr = tail(producer.stderr);
+
+  const both = Promise.all([exited(producer).then((exit) => ({exit, at: Date.now()})), exited(consumer)]);
+  const [{exit, at}, consumerExit] = await within(both, opts.timeoutMs, opts.label, [producer, consumer]);
+  const polledPeak = stopPolling?.();
+
+  if (consumerExit.code !== 0) throw new Error(`${opts.label}: the consumer failed (${consumerExit.code ?? consumerExit.signal}): ${consumerErr()}`);
+  const consumerReport = JSON.parse(Buffer.concat(consumerOut).toString('utf8')) as ConsumerReport;
+
+  const figures: ProducerFigures = {...exit, wallMs: at - startedAt, rssSource: 'none', stderr: producerErr()};
+  if (HAS_TIME) {
+    // The -o file holds "elapsed user sys maxrss_kb" on its last line (after any "Command exited" note).
+    const lines = fs.readFileSync(timeFile, 'utf8').trim().split('\n');
+    const [, user, sys, rss] = (lines[lines.length - 1] ?? '').split(' ').map(Number);
+    Object.assign(figures, {userS: user, sysS: sys, peakRssKb: rss, rssSource: 'time'});
+  } else if (polledPeak !== undefined) {
+    Object.assign(figures, {peakRssKb: polledPeak, rssSource: 'proc'});
+  }
+  return {producer: figures, consumer: consumerReport, startedAt};
+}
+
+/** A simulator running in a child process, driven over IPC. */
+export class SimChild {
+  private constructor(
+    private readonly child: ChildProcess,
+    readonly info: SimInfo
+  ) {}
+
+  static async start(options: SimProcessOptions, timeoutMs = 60_000): Promise<SimChild> {
+    const child = fork(SIM_PROCESS, [], {
+      cwd: ROOT,
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+      detached: true,
+      env: {...process.env, BENCH_SIM_OPTIONS: JSON.stringify(options)},
+    });
+    live.add(child);
+    child.once('exit', () => live.delete(child));
+    const stderr = tail(child.stderr);
+    const ready = new Promise<SimInfo>((resolve, reject) => {
+      child.on('message', (m: SimReply) => {
+        if (m.type === 'ready') resolve(m.info);
+        else if (m.type === 'error') reject(new Error(`simulator failed to start: ${m.message}`));
+      });
+      child.once('exit', (code) => reject(new Error(`simulator exited early (${code}): ${stderr()}`)));
+    });
+    return new SimChild(child, await within(ready, timeoutMs, 'starting the simulator', [child]));
+  }
+
+  private command(command: SimCommand): void {
+    this.child.send(command);
+  }
+
+  async stats(): Promise<{stats: SimulatorStats; requests: RequestRecord[]}> {
+    const reply = new Promise<{stats: SimulatorStats; requests: RequestRecord[]}>((resolve) => {
+      const onMessage = (m: SimReply): void => {
+        if (m.type !== 'stats') return;
+        this.child.off('message', onMessage);
+        resolve({stats: m.stats, requests: m.requests});
+      };
+      this.child.on('message', onMessage);
+    });
+    this.command({type: 'stats'});
+    return within(reply, 30_000, 'reading simulator stats', [this.child]);
+  }
+
+  async close(): Promise<void> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
+    const done = exited(this.child);
+    this.command({type: 'close'});
+    await within(done, 30_000, 'closing the simulator', [this.child]).catch(() => undefined);
+  }
+}

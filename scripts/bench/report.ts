@@ -1,0 +1,127 @@
+// The figures as a console table and as docs/benchmarks.md.
+
+import {execFileSync} from 'child_process';
+import fs from 'fs';
+import os from 'os';
+
+export interface Row {
+  section: string;
+  metric: string;
+  value: string;
+  /** The goal, e.g. ">= 1.5x"; empty for figures without one. */
+  target?: string;
+  /** Whether the target is met; undefined for figures without a target. */
+  met?: boolean;
+}
+
+export interface Machine {
+  date: string;
+  nproc: number;
+  memoryGiB: number;
+  cpuModel: string;
+  node: string;
+  kernel: string;
+  loadAverage: string;
+}
+
+export function machine(): Machine {
+  let nproc = os.availableParallelism();
+  try {
+    // nproc honours CPU affinity and quotas, which os.availableParallelism may not on older Node.
+    nproc = Number(execFileSync('nproc', {encoding: 'utf8', timeout: 5000}).trim()) || nproc;
+  } catch {
+    // keep the Node figure
+  }
+  let cpuModel = os.cpus()[0]?.model ?? 'unknown';
+  try {
+    const m = /^model name\s*:\s*(.+)$/m.exec(fs.readFileSync('/proc/cpuinfo', 'utf8'));
+    if (m) cpuModel = m[1].trim();
+  } catch {
+    // not Linux: os.cpus() is good enough
+  }
+  return {
+    date: new Date().toISOString(),
+    nproc,
+    memoryGiB: Math.round((os.totalmem() / 2 ** 30) * 10) / 10,
+    cpuModel,
+    node: process.version,
+    kernel: `${os.type()} ${os.release()}`,
+    loadAverage: os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' '),
+  };
+}
+
+function verdict(row: Row): string {
+  if (row.met === undefined) return '';
+  return row.met ? 'met' : 'MISSED';
+}
+
+export function consoleTable(rows: readonly Row[]): string {
+  const cells = rows.map((r) => [r.section, r.metric, r.value, r.target ?? '', verdict(r)]);
+  const head = ['section', 'figure', 'value', 'target', ''];
+  const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
+  const line = (c: readonly string[]): string => c.map((x, i) => x.padEnd(widths[i])).join('  ').trimEnd();
+  const out = [line(head), widths.map((w) => '-'.repeat(w)).join('  ')];
+  let section = '';
+  for (const c of cells) {
+    if (c[0] !== section && section !== '') out.push('');
+    section = c[0];
+    out.push(line(c));
+  }
+  return out.join('\n');
+}
+
+function mdTable(rows: readonly Row[]): string {
+  const esc = (s: string): string => s.replace(/\|/g, '\\|');
+  const out = ['| figure | value | target | |', '|---|---|---|---|'];
+  for (const r of rows) out.push(`| ${esc(r.metric)} | ${esc(r.value)} | ${esc(r.target ?? '')} | ${verdict(r)} |`);
+  return out.join('\n');
+}
+
+export interface DocInput {
+  machine: Machine;
+  command: string;
+  durationS: number;
+  rows: readonly Row[];
+  /** Section name -> how its figures were measured. */
+  methods: ReadonlyMap<string, string>;
+  notes: readonly string[];
+}
+
+export function markdown(input: DocInput): string {
+  const {machine: m} = input;
+  const parts = [
+    '# Benchmarks',
+    '',
+    `Written by \`scripts/bench.ts\` on ${m.date.slice(0, 10)} (${m.date}); the whole run took ${Math.round(input.durationS)} s.`,
+    'Every figure below comes from that one run. The machine is shared and noisy: compare ratios measured in one run,',
+    'not absolute figures across days.',
+    '',
+    '## Machine',
+    '',
+    `- CPU: ${m.cpuModel}, ${m.nproc} processor(s) (nproc)`,
+    `- Memory: ${m.memoryGiB} GiB`,
+    `- Node: ${m.node}; ${m.kernel}`,
+    `- Load average when the run started: ${m.loadAverage}`,
+    '',
+    '## Command',
+    '',
+    '```sh',
+    input.command,
+    '```',
+    '',
+  ];
+  const sections = [...new Set(input.rows.map((r) => r.section))];
+  for (const section of sections) {
+    parts.push(`## ${section}`, '');
+    const method = input.methods.get(section);
+    if (method) parts.push(method, '');
+    parts.push(mdTable(input.rows.filter((r) => r.section === section)), '');
+  }
+  if (input.notes.length) {
+    parts.push('## Notes', '', ...input.notes.map((n) => `- ${n}`), '');
+  }
+  return parts.join('\n');
+}
