@@ -8,7 +8,7 @@ import {connectorError} from './errors';
 import {ExportJobs, isGone, ReadyExport} from './export-job';
 import {ExportScheduler} from './export-scheduler';
 import {CONNECTOR_FIELDS, CURSOR_FIELD, JsonSchema, QUEST_ID_FIELD, questSchema, responseIdColumn, streamNameFor, WINDOW_START_FIELD} from './schema';
-import {cursorOf, questState} from './state';
+import {cursorOf} from './state';
 import {describeWindow, formatUtcTimestamp, parseUtcTimestamp, planWindows, sinceForStartDate, TimeWindow} from './windows';
 
 export interface QuestStreamOptions {
@@ -87,33 +87,48 @@ export class QuestStream extends AirbyteStreamBase {
     return planWindows(since, endMs, this.options.windowMs);
   }
 
-  override async *streamSlices(syncMode: SyncMode, _cursorField?: string[], streamState?: Dictionary<unknown>): AsyncGenerator<Dictionary<string>> {
-    for (const w of this.windows(syncMode, streamState, Date.now())) {
-      yield {since: formatUtcTimestamp(w.since), until: formatUtcTimestamp(w.until)};
-    }
-  }
-
-  override getUpdatedState(current: Dictionary<unknown>, _latest: Dictionary<unknown>, slice?: Dictionary<string>): Dictionary<unknown> {
-    const until = slice?.until ? parseUtcTimestamp(slice.until) : undefined;
-    return until === undefined ? current : {...questState(until)};
-  }
-
-  /** The kit's per-record interface, one object per row; the source's read uses readWindow directly. */
+  /**
+   * The kit's per-record interface, one object per row of the slice's window, pulled one parsed
+   * batch at a time so memory stays flat. The source's read uses readWindow directly, which avoids
+   * an object and an await per row.
+   */
   async *readRecords(_syncMode: SyncMode, _cursorField?: string[], slice?: Dictionary<string>): AsyncGenerator<Dictionary<unknown>> {
     const since = slice?.since ? parseUtcTimestamp(slice.since) : undefined;
     const until = slice?.until ? parseUtcTimestamp(slice.until) : undefined;
     if (since === undefined || until === undefined) throw new Error(`slice without a time window: ${JSON.stringify(slice)}`);
     const window = {since, until};
-    const records: Dictionary<unknown>[] = [];
     let columns: string[] = [];
-    await this.readWindow(window, {
+    let batch: string[][] | undefined;
+    let taken: (() => void) | undefined;
+    let arrived: (() => void) | undefined;
+    let finished = false;
+    let failure: unknown;
+    const reading = this.readWindow(window, {
       begin: (c) => (columns = c),
       rows: (rows) => {
-        for (const row of rows) records.push(this.toRecord(columns, row, window));
-        return undefined;
+        batch = rows;
+        arrived?.();
+        return new Promise<void>((resolve) => (taken = resolve));
       },
     });
-    yield* records;
+    reading.then(
+      () => (finished = true),
+      (err) => ((failure = err), (finished = true))
+    ).finally(() => arrived?.());
+    for (;;) {
+      if (batch) {
+        const rows = batch;
+        batch = undefined;
+        for (const row of rows) yield this.toRecord(columns, row, window);
+        taken?.();
+        continue;
+      }
+      if (finished) {
+        if (failure) throw failure;
+        return;
+      }
+      await new Promise<void>((resolve) => (arrived = resolve));
+    }
   }
 
   toRecord(columns: readonly string[], row: readonly string[], window: TimeWindow): Dictionary<unknown> {
