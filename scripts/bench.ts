@@ -4,11 +4,12 @@
 //      process, against the plain csv-parse + JSON.stringify pipeline on the same file.
 //   2. Latency hiding: 8 quests whose exports take 5 s each, against 1 such quest.
 //   3. Requests per export: the calls a 5 s and a 60 s export cost.
+//   4. Window size: a one-year backfill with window_days 7, 30, 90 and 365, for choosing the default.
 //
 // Every process it starts (simulators, connector runs, consumers) is a child with a timeout, all on
 // loopback, all killed and the temp dir removed on exit. Options:
 //   --rows N         rows of the throughput export (default 1000000)
-//   --only a,b       run only these sections: throughput, latency, requests
+//   --only a,b       run only these sections: throughput, latency, requests, windows
 //   --repeat N       throughput runs per pipeline, alternating; the best of N is reported (default 3:
 //                    single runs on the shared 2-core machine vary by up to a third)
 //   --no-doc         do not write docs/benchmarks.md (a partial or scaled-down run never writes it)
@@ -35,7 +36,7 @@ import {
   writeJson,
 } from './bench/scenario';
 
-const SECTIONS = ['throughput', 'latency', 'requests'] as const;
+const SECTIONS = ['throughput', 'latency', 'requests', 'windows'] as const;
 type Section = (typeof SECTIONS)[number];
 
 const DEFAULT_ROWS = 1_000_000;
@@ -178,6 +179,7 @@ function pipelineRows(section: string, who: string, f: StreamFigures, rssTarget:
 const THROUGHPUT = 'Throughput';
 const LATENCY = 'Latency hiding';
 const REQUESTS = 'Requests per export';
+const WINDOWS = 'Window size';
 
 async function throughput(opts: Options, rows: Row[], notes: string[]): Promise<void> {
   const questId = 'b16e0000-0000-4000-8000-000000000001';
@@ -350,6 +352,35 @@ async function requestsPerExport(rows: Row[]): Promise<void> {
   }
 }
 
+/**
+ * The export window trades checkpoints against export jobs: a one-year backfill of one quest whose
+ * exports take 3 s, read with several window lengths at the default concurrency.
+ */
+async function windowSizes(rows: Row[]): Promise<void> {
+  const id = '3e3e0000-0000-4000-8000-000000000001';
+  const perQuest = 20_000;
+  const firstCreatedAt = Date.now() - 365 * DAY_MS;
+  progress('windows: starting a simulator with one quest of a year of responses, exports of 3 s');
+  const sim = await SimChild.start({
+    quests: [{id, rows: perQuest, columns: 10, exportDurationMs: 3000, firstCreatedAt: iso(firstCreatedAt)}],
+    dataDir: path.join(tmpDir, 'sim-windows'),
+  });
+  try {
+    const catalogFile = writeJson(tmpDir, 'windows-catalog.json', bareCatalog([id]));
+    for (const days of [7, 30, 90, 365]) {
+      const label = `window_days ${days}${days === DEFAULTS.window_days ? ' (default)' : ''}`;
+      progress(`windows: ${label}`);
+      const config = writeJson(tmpDir, `windows-${days}.json`, connectorConfig(sim.info, {quest_ids: [id], start_date: iso(firstCreatedAt - DAY_MS), window_days: days}));
+      const run = await runPiped([MAIN, 'read', '--config', config, '--catalog', catalogFile], {timeoutMs: 10 * 60_000, label: `read ${label}`, tmpDir});
+      checkRun(`read ${label}`, run, perQuest);
+      const counts = countRequests((await sim.stats()).requests, run.startedAt);
+      rows.push({section: WINDOWS, metric: `${label}: wall time`, value: `${s(run.producer.wallMs)} (${counts.create} exports = checkpoints, ${counts.total} requests)`});
+    }
+  } finally {
+    await sim.close();
+  }
+}
+
 function methods(opts: Options): Map<string, string> {
   return new Map<string, string>([
     [
@@ -381,6 +412,15 @@ function methods(opts: Options): Map<string, string> {
         'the time from the create request to the status answer that points at the file.',
       ].join('\n'),
     ],
+    [
+      WINDOWS,
+      [
+        'One quest with 20,000 responses spread over a year, exports that take 3 s each, a full backfill read with',
+        `several window lengths at the default max_concurrent_exports (${DEFAULTS.max_concurrent_exports}). Each window is one export and one STATE checkpoint.`,
+        'The simulator\'s export time does not grow with the window; on the real service a longer window makes a larger,',
+        'slower export and loses more work when it fails, a shorter one makes more exports.',
+      ].join('\n'),
+    ],
   ]);
 }
 
@@ -400,6 +440,7 @@ async function main(): Promise<void> {
   if (opts.only.has('throughput')) await throughput(opts, rows, notes);
   if (opts.only.has('latency')) await latency(rows);
   if (opts.only.has('requests')) await requestsPerExport(rows);
+  if (opts.only.has('windows')) await windowSizes(rows);
 
   const durationS = (Date.now() - benchStart) / 1000;
   process.stdout.write(`\n${consoleTable(rows)}\n\n`);
