@@ -98,6 +98,7 @@ async function readStream(plan: StreamPlan, scheduler: ExportScheduler, writer: 
       let encoder: RecordEncoder | undefined;
       let count = 0;
       let nextProgress = PROGRESS_EVERY_BYTES;
+      let downloaded = 0;
       let estimated = false;
       await stream.readWindow(window, {
         begin: (columns) => {
@@ -123,6 +124,7 @@ async function readStream(plan: StreamPlan, scheduler: ExportScheduler, writer: 
           return wait;
         },
         progress: (bytes, totalBytes) => {
+          downloaded = bytes;
           if (!estimated && totalBytes !== undefined) {
             estimated = true;
             void writer.write(estimateTrace(descriptor, runtime.now(), undefined, totalBytes));
@@ -135,7 +137,7 @@ async function readStream(plan: StreamPlan, scheduler: ExportScheduler, writer: 
         },
       });
       total += count;
-      logger.info(`Stream ${descriptor.name}: window ${describeWindow(window)} done, ${count} rows`);
+      logger.info(`Stream ${descriptor.name}: window ${describeWindow(window)} done, ${count} rows, ${(downloaded / 1048576).toFixed(1)} MB downloaded`);
       await writer.write(streamState(descriptor, {...questState(window.until)}, count));
     }
     if (!plan.windows.length) {
