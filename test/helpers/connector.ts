@@ -39,22 +39,29 @@ export function runConnector(args: string[], env: Record<string, string> = {}): 
     child.stderr.on('data', (d: Buffer) => err.push(d));
     child.on('error', reject);
     child.on('close', (code) => {
-      const stdout = Buffer.concat(out).toString('utf8');
-      const lines = stdout.split('\n').filter((l) => l !== '');
-      const invalid: string[] = [];
-      const messages: AirbyteMessageJson[] = [];
-      for (const line of lines) {
-        const errors = messageErrors(line);
-        if (errors.length) invalid.push(`${errors.join('; ')} :: ${line.slice(0, 300)}`);
-        try {
-          messages.push(JSON.parse(line));
-        } catch {
-          // reported in invalid
-        }
+      try {
+        resolve(collect(code, Buffer.concat(out).toString('utf8'), Buffer.concat(err).toString('utf8')));
+      } catch (e) {
+        reject(e);
       }
-      resolve({code, stdout, stderr: Buffer.concat(err).toString('utf8'), messages, invalid});
     });
   });
+}
+
+/** Parses the connector's stdout and checks every line against the protocol. */
+function collect(code: number | null, stdout: string, stderr: string): RunResult {
+  const invalid: string[] = [];
+  const messages: AirbyteMessageJson[] = [];
+  for (const line of stdout.split('\n').filter((l) => l !== '')) {
+    const errors = messageErrors(line);
+    if (errors.length) invalid.push(`${errors.join('; ')} :: ${line.slice(0, 300)}`);
+    try {
+      messages.push(JSON.parse(line));
+    } catch {
+      // reported in invalid
+    }
+  }
+  return {code, stdout, stderr, messages, invalid};
 }
 
 export function ofType<T = Record<string, unknown>>(messages: AirbyteMessageJson[], type: string): T[] {

@@ -12,12 +12,21 @@ export interface AirbyteMessageJson {
   [key: string]: unknown;
 }
 
-let validator: ValidateFunction | undefined;
+let validator: ValidateFunction | null | undefined;
 
-function messageValidator(): ValidateFunction {
-  if (validator) return validator;
+/**
+ * The schema validator, or null when the schema is not beside the project (a clone outside the
+ * workspace): then only the message structure is checked, and the test run says so once.
+ */
+function messageValidator(): ValidateFunction | null {
+  if (validator !== undefined) return validator;
   if (!fs.existsSync(PROTOCOL_FILE)) {
-    throw new Error(`The Airbyte protocol schema is missing: expected ${PROTOCOL_FILE} (../shared/airbyte-protocol beside the project).`);
+    process.stderr.write(
+      `\nNOTE: the Airbyte protocol schema is not at ${PROTOCOL_FILE} (../shared/airbyte-protocol beside the project); ` +
+        'messages are checked for their structure only, not against the official schema.\n'
+    );
+    validator = null;
+    return validator;
   }
   const schema = yaml.load(fs.readFileSync(PROTOCOL_FILE, 'utf8')) as Record<string, unknown>;
   const ajv = new Ajv({strict: false, allErrors: true});
@@ -49,7 +58,8 @@ export function messageErrors(line: string): string[] {
   }
   const validate = messageValidator();
   const errors: string[] = [];
-  if (!validate(message)) errors.push(...(validate.errors ?? []).map((e) => `${e.instancePath} ${e.message}`));
+  if (typeof message !== 'object' || message === null || Array.isArray(message)) return [`not a JSON object: ${line.slice(0, 200)}`];
+  if (validate && !validate(message)) errors.push(...(validate.errors ?? []).map((e) => `${e.instancePath} ${e.message}`));
   const payload = PAYLOAD[message.type];
   if (!payload) errors.push(`unknown type ${message.type}`);
   else if (message[payload] === undefined) errors.push(`${message.type} without ${payload}`);
