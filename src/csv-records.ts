@@ -1,22 +1,3 @@
-import {parse, Parser} from 'csv-parse';
-
-/**
- * A streaming CSV parser for the export files: BOM stripped, RFC 4180 quoting (separators, quotes
- * and line breaks inside quoted cells), CRLF or LF rows, rows as string arrays. A row with the wrong
- * number of cells or an unterminated quote is an error that names the line.
- */
-export function createCsvParser(separator: string): Parser {
-  return parse({
-    bom: true,
-    delimiter: separator,
-    quote: '"',
-    escape: '"',
-    relax_column_count: false,
-    relax_quotes: false,
-    skip_empty_lines: true,
-  });
-}
-
 export interface Columns {
   /** Column names as the records carry them: the header's, made unique. */
   names: string[];

@@ -41,8 +41,6 @@ export interface PollPolicy {
 /** Quick for small exports, about a dozen polls a minute at most for long ones. */
 export const DEFAULT_POLL_POLICY: Omit<PollPolicy, 'timeoutMs'> = {initialMs: 500, factor: 1.5, maxMs: 10_000};
 
-export type ExportState = 'PENDING' | 'INPROGRESS';
-
 /** An export job of one window whose file is ready to download. */
 export interface ReadyExport {
   questId: string;
