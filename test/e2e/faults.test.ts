@@ -89,4 +89,29 @@ describe('under injected faults', () => {
       expect(got.filter(([, n]) => n !== 1)).toEqual([]);
     }
   }, 240_000);
+
+  test('a long wait for the rate limit is logged and reported as a RATE_LIMITED stream status', async () => {
+    const id = 'cccccccc-0000-4000-8000-000000000003';
+    const limited = await startSimulator({
+      seed: 8,
+      exportDurationMs: 700,
+      quests: [{id, rows: 10, firstCreatedAt: new Date(Date.now() - 2 * 86_400_000).toISOString()}],
+      faults: {rateLimit: {limit: 3, windowMs: 11_000, resetFormat: 'epoch-seconds'}},
+    });
+    try {
+      const dir = tempDir();
+      const configFile = writeJson(dir, 'config.json', simConfig(limited, {window_days: 30, start_date: new Date(Date.now() - 3 * 86_400_000).toISOString()}));
+      const catalog = {streams: [{stream: {name: streamOf(id), json_schema: {type: 'object', properties: {}}, supported_sync_modes: ['full_refresh']}, sync_mode: 'full_refresh', destination_sync_mode: 'overwrite'}]};
+      const result = await runConnector(['read', '--config', configFile, '--catalog', writeJson(dir, 'catalog.json', catalog)]);
+      expect(result.invalid).toEqual([]);
+      expect(result.code).toBe(0);
+      const limitedStatuses = result.messages.filter((m) => JSON.stringify(m).includes('"RATE_LIMITED"'));
+      expect(limitedStatuses.length).toBeGreaterThan(0);
+      expect(limitedStatuses[0]).toMatchObject({trace: {type: 'STREAM_STATUS', stream_status: {stream_descriptor: {name: streamOf(id)}, status: 'RUNNING', reasons: [{type: 'RATE_LIMITED'}]}}});
+      expect(result.stdout).toMatch(/Rate limit almost used up: waiting \d+\.\d s|was throttled \(429\): waiting/);
+      expect(result.messages.filter((m) => m.type === 'RECORD')).toHaveLength(10);
+    } finally {
+      await limited.close();
+    }
+  }, 60_000);
 });
