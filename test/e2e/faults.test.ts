@@ -96,7 +96,8 @@ describe('under injected faults', () => {
       seed: 8,
       exportDurationMs: 700,
       quests: [{id, rows: 10, firstCreatedAt: new Date(Date.now() - 2 * 86_400_000).toISOString()}],
-      faults: {rateLimit: {limit: 3, windowMs: 11_000, resetFormat: 'epoch-seconds'}},
+      // A window long enough that the wait after three requests stays over the 10 s reporting threshold.
+      faults: {rateLimit: {limit: 3, windowMs: 15_000, resetFormat: 'epoch-seconds'}},
     });
     try {
       const dir = tempDir();
