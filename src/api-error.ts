@@ -33,6 +33,11 @@ function hintFor(status: number, ctx: RequestContext): string {
   }
 }
 
+/** The ids Questback support asks for, as "traceId X, requestId Y" (empty when the service gave none). */
+export function supportIds(traceId: unknown, requestId: unknown): string {
+  return [traceId && `traceId ${traceId}`, requestId && `requestId ${requestId}`].filter(Boolean).join(', ');
+}
+
 export function failureTypeForStatus(status: number): FailureType {
   if (CONFIG_STATUSES.has(status)) return 'config_error';
   if (status === 410 || status === 429 || status === 408 || status >= 500) return 'transient_error';
@@ -60,9 +65,7 @@ export function apiError(err: unknown, ctx: RequestContext, body?: unknown): VEr
   const data = body ?? response.data;
   const problem = parseProblemDetails(data);
   const explanation = describeProblem(problem) ?? bodyExcerpt(data);
-  const ids = [problem?.traceId && `traceId ${problem.traceId}`, problem?.requestId && `requestId ${problem.requestId}`]
-    .filter(Boolean)
-    .join(', ');
+  const ids = supportIds(problem?.traceId, problem?.requestId);
   const message = [
     `${where} failed: HTTP ${status}${explanation ? ` - ${explanation}` : ''}.`,
     hintFor(status, ctx),

@@ -2,7 +2,7 @@ import {AxiosInstance} from 'axios';
 import {AirbyteLogger} from 'faros-airbyte-cdk';
 import VError from 'verror';
 
-import {apiError} from './api-error';
+import {apiError, supportIds} from './api-error';
 import {scopeFor} from './config';
 import {connectorError} from './errors';
 import {TokenSource} from './http-client';
@@ -76,7 +76,7 @@ export class TokenProvider implements TokenSource {
       const cause = apiError(err, {operation: 'Getting an access token'});
       const {status, explanation, traceId, requestId} = VError.info(cause);
       if (status === 400 || status === 401) {
-        const ids = [traceId && `traceId ${traceId}`, requestId && `requestId ${requestId}`].filter(Boolean).join(', ');
+        const ids = supportIds(traceId, requestId);
         throw connectorError(
           'config_error',
           `Questback's token service rejected the API client (HTTP ${status}${explanation ? ` - ${explanation}` : ''}). Check client_id and client_secret, and that project_id (${projectId}) is the project of this API login.${ids ? ` (${ids})` : ''}`,

@@ -82,9 +82,13 @@ export class QuestStream extends AirbyteStreamBase {
 
   /** The windows a sync ending at endMs reads: after the state's cursor, else from start_date. */
   windows(syncMode: SyncMode, streamState: unknown, endMs: number): TimeWindow[] {
+    return planWindows(this.startCursor(syncMode, streamState), endMs, this.options.windowMs);
+  }
+
+  /** Where a sync starts (exclusive): the state's cursor in incremental mode, else just before start_date. */
+  startCursor(syncMode: SyncMode, streamState: unknown): number {
     const cursor = syncMode === SyncMode.INCREMENTAL ? cursorOf(streamState, this.name) : undefined;
-    const since = cursor ?? sinceForStartDate(this.options.startMs);
-    return planWindows(since, endMs, this.options.windowMs);
+    return cursor ?? sinceForStartDate(this.options.startMs);
   }
 
   /**

@@ -1,4 +1,4 @@
-import {AirbyteConfiguredCatalog, AirbyteConfiguredStream, AirbyteLogger, SyncMode} from 'faros-airbyte-cdk';
+import {AirbyteConfiguredCatalog, AirbyteConfiguredStream, AirbyteLogger} from 'faros-airbyte-cdk';
 import VError from 'verror';
 
 import {RequestContext} from './api-error';
@@ -11,9 +11,9 @@ import {errorTrace, estimateTrace, rateLimitedReason, streamState, StreamDescrip
 import {QuestStream} from './quest-stream';
 import {Runtime} from './runtime';
 import {CONNECTOR_FIELDS, questIdFromStreamName} from './schema';
-import {cursorOf, questState} from './state';
+import {questState} from './state';
 import type {QuestbackSource} from './source';
-import {describeWindow, sinceForStartDate, TimeWindow} from './windows';
+import {describeWindow, TimeWindow} from './windows';
 
 const PROGRESS_EVERY_BYTES = 50 * 1024 * 1024;
 
@@ -68,8 +68,7 @@ export async function readStreams(
     const columns = Object.keys((configured.stream.json_schema?.properties ?? {}) as object).filter((c) => !CONNECTOR_FIELDS.has(c));
     const stream = source.questStream(config, questId, columns, connection, scheduler);
     const streamStateIn = state.get(descriptor.name);
-    const incremental = configured.sync_mode === SyncMode.INCREMENTAL;
-    const startCursor = (incremental ? cursorOf(streamStateIn, descriptor.name) : undefined) ?? sinceForStartDate(Date.parse(config.start_date));
+    const startCursor = stream.startCursor(configured.sync_mode, streamStateIn);
     const windows = stream.windows(configured.sync_mode, streamStateIn, end);
     return {descriptor, configured, stream, windows, startCursor};
   });
