@@ -70,7 +70,9 @@ function parseArgs(argv: readonly string[]): Options {
       else opts.repeat = n;
     } else if (arg === '--only') {
       const names = value().split(',');
-      for (const n of names) if (!(SECTIONS as readonly string[]).includes(n)) throw new Error(`unknown section ${n}; use ${SECTIONS.join(', ')}`);
+      for (const n of names)
+        if (!(SECTIONS as readonly string[]).includes(n))
+          throw new Error(`unknown section ${n}; use ${SECTIONS.join(', ')}`);
       opts.only = new Set(names as Section[]);
     } else if (arg === '--no-doc') {
       opts.doc = false;
@@ -156,7 +158,11 @@ function figures(run: PipedRun): StreamFigures {
 function pipelineRows(section: string, who: string, f: StreamFigures, rssTarget: boolean): Row[] {
   const rssMiB = f.peakRssKb === undefined ? undefined : f.peakRssKb / 1024;
   return [
-    {section, metric: `${who}: records / stdout`, value: `${thousands(f.records)} / ${(f.stdoutBytes / 1e6).toFixed(0)} MB`},
+    {
+      section,
+      metric: `${who}: records / stdout`,
+      value: `${thousands(f.records)} / ${(f.stdoutBytes / 1e6).toFixed(0)} MB`,
+    },
     {section, metric: `${who}: total wall time`, value: s(f.wallMs)},
     {section, metric: `${who}: start to first record`, value: s(f.waitMs)},
     {section, metric: `${who}: first record to end`, value: s(f.streamMs)},
@@ -165,7 +171,10 @@ function pipelineRows(section: string, who: string, f: StreamFigures, rssTarget:
     {
       section,
       metric: `${who}: CPU time, user + sys`,
-      value: f.userS === undefined || f.sysS === undefined ? 'n/a' : `${(f.userS + f.sysS).toFixed(1)} s (${f.userS.toFixed(1)} + ${f.sysS.toFixed(1)})`,
+      value:
+        f.userS === undefined || f.sysS === undefined
+          ? 'n/a'
+          : `${(f.userS + f.sysS).toFixed(1)} s (${f.userS.toFixed(1)} + ${f.sysS.toFixed(1)})`,
     },
     {
       section,
@@ -191,7 +200,11 @@ async function throughput(opts: Options, rows: Row[], notes: string[]): Promise<
     dataDir: path.join(tmpDir, 'sim-throughput'),
   });
   try {
-    const config = writeJson(tmpDir, 'throughput-config.json', connectorConfig(sim.info, {start_date: iso(firstCreatedAt - 60_000), window_days: 30}));
+    const config = writeJson(
+      tmpDir,
+      'throughput-config.json',
+      connectorConfig(sim.info, {start_date: iso(firstCreatedAt - 60_000), window_days: 30})
+    );
     const {catalog} = await discoverCatalog(config, 180_000);
     const catalogFile = writeJson(tmpDir, 'throughput-catalog.json', catalog);
 
@@ -201,15 +214,23 @@ async function throughput(opts: Options, rows: Row[], notes: string[]): Promise<
     const readyMs: (number | undefined)[] = [];
     for (let i = 1; i <= opts.repeat; i++) {
       progress(`throughput ${i}/${opts.repeat}: bin/main read (the simulator generates the file first)`);
-      const connector = await runPiped([MAIN, 'read', '--config', config, '--catalog', catalogFile], {timeoutMs: 30 * 60_000, label: 'connector read', tmpDir});
+      const connector = await runPiped([MAIN, 'read', '--config', config, '--catalog', catalogFile], {
+        timeoutMs: 30 * 60_000,
+        label: 'connector read',
+        tmpDir,
+      });
       checkRun('connector read', connector, opts.rows);
       connectorRuns.push(figures(connector));
-      progress(`throughput ${i}/${opts.repeat}: connector ${thousands(connectorRuns[connectorRuns.length - 1].rowsPerS)} rows/s`);
+      progress(
+        `throughput ${i}/${opts.repeat}: connector ${thousands(connectorRuns[connectorRuns.length - 1].rowsPerS)} rows/s`
+      );
 
       // The baseline reads the very file the connector read, over HTTP like the connector.
       const {requests} = await sim.stats();
       readyMs.push(countRequests(requests, connector.startedAt).readySeenAfterMs);
-      const download = requests.filter((r) => r.at >= connector.startedAt && kindOf(r) === 'download' && r.status === 200).pop();
+      const download = requests
+        .filter((r) => r.at >= connector.startedAt && kindOf(r) === 'download' && r.status === 200)
+        .pop();
       if (!download) throw new Error('the connector run made no successful download');
       const token = await fetchToken(sim.info);
       progress(`throughput ${i}/${opts.repeat}: baseline (csv-parse + JSON.stringify) on the same file`);
@@ -221,19 +242,32 @@ async function throughput(opts: Options, rows: Row[], notes: string[]): Promise<
       });
       checkRun('baseline', baseline, opts.rows);
       baselineRuns.push(figures(baseline));
-      progress(`throughput ${i}/${opts.repeat}: baseline ${thousands(baselineRuns[baselineRuns.length - 1].rowsPerS)} rows/s`);
+      progress(
+        `throughput ${i}/${opts.repeat}: baseline ${thousands(baselineRuns[baselineRuns.length - 1].rowsPerS)} rows/s`
+      );
     }
-    const best = (runs: StreamFigures[]): number => runs.reduce((top, f, i) => (f.rowsPerS > runs[top].rowsPerS ? i : top), 0);
+    const best = (runs: StreamFigures[]): number =>
+      runs.reduce((top, f, i) => (f.rowsPerS > runs[top].rowsPerS ? i : top), 0);
     const c = connectorRuns[best(connectorRuns)];
     const b = baselineRuns[best(baselineRuns)];
     rows.push(...pipelineRows(THROUGHPUT, 'connector', c, true));
     const ready = readyMs[best(connectorRuns)];
     if (ready !== undefined) {
-      rows.push({section: THROUGHPUT, metric: 'connector: export created to file ready (seen by a poll)', value: s(ready)});
+      rows.push({
+        section: THROUGHPUT,
+        metric: 'connector: export created to file ready (seen by a poll)',
+        value: s(ready),
+      });
     }
     rows.push(...pipelineRows(THROUGHPUT, 'baseline', b, false));
     const ratio = c.rowsPerS / b.rowsPerS;
-    rows.push({section: THROUGHPUT, metric: 'connector / baseline, rows/s', value: `${ratio.toFixed(2)}x`, target: `>= ${TARGETS.ratio}x`, met: ratio >= TARGETS.ratio});
+    rows.push({
+      section: THROUGHPUT,
+      metric: 'connector / baseline, rows/s',
+      value: `${ratio.toFixed(2)}x`,
+      target: `>= ${TARGETS.ratio}x`,
+      met: ratio >= TARGETS.ratio,
+    });
     if (opts.repeat > 1) {
       notes.push(
         `Throughput runs (rows/s): connector ${connectorRuns.map((f) => thousands(f.rowsPerS)).join(', ')}; baseline ${baselineRuns.map((f) => thousands(f.rowsPerS)).join(', ')}; the table shows the best of each.`
@@ -260,24 +294,42 @@ async function latency(rows: Row[]): Promise<void> {
   try {
     const base = {start_date: iso(firstCreatedAt - 60_000), window_days: 30};
     // One discover for all cases (its exports take 5 s too); 8 at once keeps it short.
-    const discoverConfig = writeJson(tmpDir, 'latency-discover.json', connectorConfig(sim.info, {...base, max_concurrent_exports: count}));
+    const discoverConfig = writeJson(
+      tmpDir,
+      'latency-discover.json',
+      connectorConfig(sim.info, {...base, max_concurrent_exports: count})
+    );
     progress('latency: discover');
     const {catalog} = await discoverCatalog(discoverConfig, 180_000);
 
     // Always 4 and 8, plus the connector's default if it is neither; set explicitly and labelled from
     // the connector's own DEFAULTS, so the labels stay true when the default changes.
     const limits = [...new Set([4, count, DEFAULTS.max_concurrent_exports])].sort((a, b) => a - b);
-    const named = (limit: number): string => `max_concurrent_exports ${limit}${limit === DEFAULTS.max_concurrent_exports ? ' (default)' : ''}`;
+    const named = (limit: number): string =>
+      `max_concurrent_exports ${limit}${limit === DEFAULTS.max_concurrent_exports ? ' (default)' : ''}`;
     const cases = [
-      {key: 'one', label: `1 quest, ${named(DEFAULTS.max_concurrent_exports)}`, ids: ids.slice(0, 1), limit: DEFAULTS.max_concurrent_exports},
+      {
+        key: 'one',
+        label: `1 quest, ${named(DEFAULTS.max_concurrent_exports)}`,
+        ids: ids.slice(0, 1),
+        limit: DEFAULTS.max_concurrent_exports,
+      },
       ...limits.map((limit) => ({key: `eight-${limit}`, label: `${count} quests, ${named(limit)}`, ids, limit})),
     ];
     const walls = new Map<string, number>();
     for (const c of cases) {
       progress(`latency: ${c.label}`);
-      const config = writeJson(tmpDir, `latency-${c.key}.json`, connectorConfig(sim.info, {...base, quest_ids: c.ids, max_concurrent_exports: c.limit}));
+      const config = writeJson(
+        tmpDir,
+        `latency-${c.key}.json`,
+        connectorConfig(sim.info, {...base, quest_ids: c.ids, max_concurrent_exports: c.limit})
+      );
       const catalogFile = writeJson(tmpDir, `latency-${c.key}-catalog.json`, selectStreams(catalog, c.ids));
-      const run = await runPiped([MAIN, 'read', '--config', config, '--catalog', catalogFile], {timeoutMs: 5 * 60_000, label: `read ${c.label}`, tmpDir});
+      const run = await runPiped([MAIN, 'read', '--config', config, '--catalog', catalogFile], {
+        timeoutMs: 5 * 60_000,
+        label: `read ${c.label}`,
+        tmpDir,
+      });
       checkRun(`read ${c.label}`, run, perQuest * c.ids.length);
       const counts = countRequests((await sim.stats()).requests, run.startedAt);
       walls.set(c.key, run.producer.wallMs);
@@ -306,7 +358,9 @@ async function latency(rows: Row[]): Promise<void> {
 
 async function requestsPerExport(rows: Row[]): Promise<void> {
   const durations = [5_000, 60_000];
-  progress(`requests: one quest per simulator, exports of ${durations.map((d) => s(d)).join(' and ')}, run side by side`);
+  progress(
+    `requests: one quest per simulator, exports of ${durations.map((d) => s(d)).join(' and ')}, run side by side`
+  );
   // The two runs wait almost all the time, so running them together costs no accuracy, only a minute less.
   const results = await Promise.all(
     durations.map(async (durationMs, k) => {
@@ -317,12 +371,24 @@ async function requestsPerExport(rows: Row[]): Promise<void> {
         dataDir: path.join(tmpDir, `sim-requests-${k}`),
       });
       try {
-        const config = writeJson(tmpDir, `requests-${k}.json`, connectorConfig(sim.info, {start_date: iso(firstCreatedAt - 60_000), window_days: 30}));
+        const config = writeJson(
+          tmpDir,
+          `requests-${k}.json`,
+          connectorConfig(sim.info, {start_date: iso(firstCreatedAt - 60_000), window_days: 30})
+        );
         // No discover: it would cost one more export of the same length before the measured one.
         const catalogFile = writeJson(tmpDir, `requests-${k}-catalog.json`, bareCatalog([questId]));
-        const run = await runPiped([MAIN, 'read', '--config', config, '--catalog', catalogFile], {timeoutMs: 5 * 60_000, label: `read, ${s(durationMs)} export`, tmpDir});
+        const run = await runPiped([MAIN, 'read', '--config', config, '--catalog', catalogFile], {
+          timeoutMs: 5 * 60_000,
+          label: `read, ${s(durationMs)} export`,
+          tmpDir,
+        });
         checkRun(`read, ${s(durationMs)} export`, run, 200);
-        return {durationMs, counts: countRequests((await sim.stats()).requests, run.startedAt), wallMs: run.producer.wallMs};
+        return {
+          durationMs,
+          counts: countRequests((await sim.stats()).requests, run.startedAt),
+          wallMs: run.producer.wallMs,
+        };
       } finally {
         await sim.close();
       }
@@ -370,11 +436,23 @@ async function windowSizes(rows: Row[]): Promise<void> {
     for (const days of [7, 30, 90, 365]) {
       const label = `window_days ${days}${days === DEFAULTS.window_days ? ' (default)' : ''}`;
       progress(`windows: ${label}`);
-      const config = writeJson(tmpDir, `windows-${days}.json`, connectorConfig(sim.info, {quest_ids: [id], start_date: iso(firstCreatedAt - DAY_MS), window_days: days}));
-      const run = await runPiped([MAIN, 'read', '--config', config, '--catalog', catalogFile], {timeoutMs: 10 * 60_000, label: `read ${label}`, tmpDir});
+      const config = writeJson(
+        tmpDir,
+        `windows-${days}.json`,
+        connectorConfig(sim.info, {quest_ids: [id], start_date: iso(firstCreatedAt - DAY_MS), window_days: days})
+      );
+      const run = await runPiped([MAIN, 'read', '--config', config, '--catalog', catalogFile], {
+        timeoutMs: 10 * 60_000,
+        label: `read ${label}`,
+        tmpDir,
+      });
       checkRun(`read ${label}`, run, perQuest);
       const counts = countRequests((await sim.stats()).requests, run.startedAt);
-      rows.push({section: WINDOWS, metric: `${label}: wall time`, value: `${s(run.producer.wallMs)} (${counts.create} exports = checkpoints, ${counts.total} requests)`});
+      rows.push({
+        section: WINDOWS,
+        metric: `${label}: wall time`,
+        value: `${s(run.producer.wallMs)} (${counts.create} exports = checkpoints, ${counts.total} requests)`,
+      });
     }
   } finally {
     await sim.close();
@@ -390,7 +468,7 @@ function methods(opts: Options): Map<string, string> {
         'free text), all created within one export window (window_days 30, settle_seconds 0). The simulator runs in its own',
         'process. `bin/main read` (full_refresh catalog from a `discover` run) writes into a pipe read by a counting',
         'consumer process. The baseline is a separate process that downloads the same export file over HTTP and runs',
-        "csv-parse (`columns: true`, `bom`, delimiter `|`) + `JSON.stringify` per record + 64 KB batched writes honouring",
+        'csv-parse (`columns: true`, `bom`, delimiter `|`) + `JSON.stringify` per record + 64 KB batched writes honouring',
         'backpressure, into the same kind of consumer. rows/s and MB/s count from the first RECORD line the consumer sees',
         "to the end of the output, which leaves out the connector's wait for the export to be generated; the total wall",
         `time includes it. Peak RSS and CPU time are the producer process's, from ${HAS_TIME ? '`/usr/bin/time`' : 'VmHWM in /proc/<pid>/status'}. MB is 10^6 bytes, MiB 2^20.`,
@@ -417,7 +495,7 @@ function methods(opts: Options): Map<string, string> {
       [
         'One quest with 20,000 responses spread over a year, exports that take 3 s each, a full backfill read with',
         `several window lengths at the default max_concurrent_exports (${DEFAULTS.max_concurrent_exports}). Each window is one export and one STATE checkpoint.`,
-        'The simulator\'s export time does not grow with the window; on the real service a longer window makes a larger,',
+        "The simulator's export time does not grow with the window; on the real service a longer window makes a larger,",
         'slower export and loses more work when it fails, a shorter one makes more exports.',
       ].join('\n'),
     ],
@@ -434,7 +512,9 @@ async function main(): Promise<void> {
   watchdog.unref();
 
   const host = machine();
-  progress(`temp dir ${tmpDir}; ${host.nproc} CPU(s), ${host.cpuModel}, Node ${host.node}; peak RSS via ${HAS_TIME ? '/usr/bin/time' : '/proc VmHWM'}`);
+  progress(
+    `temp dir ${tmpDir}; ${host.nproc} CPU(s), ${host.cpuModel}, Node ${host.node}; peak RSS via ${HAS_TIME ? '/usr/bin/time' : '/proc VmHWM'}`
+  );
   const rows: Row[] = [];
   const notes: string[] = [];
   if (opts.only.has('throughput')) await throughput(opts, rows, notes);

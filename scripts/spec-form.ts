@@ -84,7 +84,9 @@ function range(min: unknown, max: unknown, unit = ''): string {
 
 /** The type as a person reads it: "integer 1..3650", "string (date-time)", "array of string". */
 function typeOf(schema: Schema): string {
-  const types = (Array.isArray(schema.type) ? schema.type : [schema.type]).filter((t): t is string => typeof t === 'string' && t !== 'null');
+  const types = (Array.isArray(schema.type) ? schema.type : [schema.type]).filter(
+    (t): t is string => typeof t === 'string' && t !== 'null'
+  );
   let text = types.join(' | ') || (Array.isArray(schema.oneOf) ? 'one of' : 'any');
   if (Array.isArray(schema.type) && schema.type.includes('null')) text += ' or null';
   if (types.includes('array') && isSchema(schema.items)) {
@@ -108,8 +110,11 @@ function orderOf(schema: unknown): number {
 
 function renderFields(object: Schema, width: number, depth: number): string[] {
   const properties = isSchema(object.properties) ? object.properties : {};
-  const required = new Set(Array.isArray(object.required) ? object.required.filter((r): r is string => typeof r === 'string') : []);
-  const byOrder = (a: [string, unknown], b: [string, unknown]): number => orderOf(a[1]) - orderOf(b[1]) || a[0].localeCompare(b[0]);
+  const required = new Set(
+    Array.isArray(object.required) ? object.required.filter((r): r is string => typeof r === 'string') : []
+  );
+  const byOrder = (a: [string, unknown], b: [string, unknown]): number =>
+    orderOf(a[1]) - orderOf(b[1]) || a[0].localeCompare(b[0]);
   const entries = Object.entries(properties).sort(byOrder);
   const groups: [string, [string, unknown][]][] = [
     ['Required', entries.filter(([name]) => required.has(name))],
@@ -132,7 +137,8 @@ function renderFields(object: Schema, width: number, depth: number): string[] {
       const indent = `${pad}      `;
       out.push(...wrap(`type: ${typeOf(value)}`, width, indent));
       if ('default' in value) out.push(`${indent}default: ${JSON.stringify(value.default)}`);
-      if (Array.isArray(value.examples) && value.examples.length) out.push(`${indent}example: ${value.examples.map((e) => JSON.stringify(e)).join(', ')}`);
+      if (Array.isArray(value.examples) && value.examples.length)
+        out.push(`${indent}example: ${value.examples.map((e) => JSON.stringify(e)).join(', ')}`);
       if (typeof value.description === 'string') out.push(...wrap(value.description, width, indent));
       if (isSchema(value.properties)) out.push(...renderFields(value, width, depth + 3));
       if (Array.isArray(value.oneOf)) {

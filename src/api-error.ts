@@ -23,13 +23,17 @@ function hintFor(status: number, ctx: RequestContext): string {
     case 403:
       return `The API client has no permission for ${quest}: ask your Questback account owner to grant access, or remove it from quest_ids.`;
     case 404:
-      return ctx.questId ? `Quest ${ctx.questId} was not found: check the id in quest_ids.` : 'Check api_url and auth_url.';
+      return ctx.questId
+        ? `Quest ${ctx.questId} was not found: check the id in quest_ids.`
+        : 'Check api_url and auth_url.';
     case 410:
       return 'The export file is gone (deleted or older than 30 days).';
     case 429:
       return 'The service kept throttling requests; the next sync resumes from the last checkpoint.';
     default:
-      return status >= 500 ? 'The service failed; this is usually temporary and the next sync resumes from the last checkpoint.' : '';
+      return status >= 500
+        ? 'The service failed; this is usually temporary and the next sync resumes from the last checkpoint.'
+        : '';
   }
 }
 
@@ -58,8 +62,12 @@ export function apiError(err: unknown, ctx: RequestContext, body?: unknown): VEr
   if (!response) {
     const code = axiosErr.code ?? 'network error';
     const type: FailureType = DNS_ERRORS.has(code) ? 'config_error' : 'transient_error';
-    const hint = type === 'config_error' ? ' Check api_url and auth_url.' : ' The next sync resumes from the last checkpoint.';
-    return connectorError(type, `${where} failed: could not get an answer from the service (${code}).${hint}`, {...ctx, code});
+    const hint =
+      type === 'config_error' ? ' Check api_url and auth_url.' : ' The next sync resumes from the last checkpoint.';
+    return connectorError(type, `${where} failed: could not get an answer from the service (${code}).${hint}`, {
+      ...ctx,
+      code,
+    });
   }
   const status = response.status;
   const data = body ?? response.data;

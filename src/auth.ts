@@ -88,7 +88,9 @@ export class TokenProvider implements TokenSource {
     }
     const body = data as {access_token?: unknown; expires_in?: unknown; token_type?: unknown};
     if (typeof body?.access_token !== 'string' || body.access_token === '') {
-      throw connectorError('transient_error', 'The token service answered without an access_token; try again later.', {operation: 'token'});
+      throw connectorError('transient_error', 'The token service answered without an access_token; try again later.', {
+        operation: 'token',
+      });
     }
     this.onToken(body.access_token);
     const lifetimeMs = (typeof body.expires_in === 'number' && body.expires_in > 0 ? body.expires_in : 3600) * 1000;

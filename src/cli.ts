@@ -16,7 +16,10 @@ function readJsonFile(file: string, what: string): unknown {
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch (err) {
-    throw connectorError('config_error', `Cannot read the ${what} file ${file}: ${(err as NodeJS.ErrnoException).code ?? errorMessage(err)}.`);
+    throw connectorError(
+      'config_error',
+      `Cannot read the ${what} file ${file}: ${(err as NodeJS.ErrnoException).code ?? errorMessage(err)}.`
+    );
   }
   try {
     return JSON.parse(text);
@@ -27,12 +30,20 @@ function readJsonFile(file: string, what: string): unknown {
 
 function parseCatalog(raw: unknown): AirbyteConfiguredCatalog {
   const streams = (raw as {streams?: unknown})?.streams;
-  if (!Array.isArray(streams)) throw connectorError('config_error', 'The catalog file has no "streams" list; pass the configured catalog Airbyte produced.');
+  if (!Array.isArray(streams))
+    throw connectorError(
+      'config_error',
+      'The catalog file has no "streams" list; pass the configured catalog Airbyte produced.'
+    );
   for (const [i, s] of streams.entries()) {
     const entry = s as {stream?: {name?: unknown}; sync_mode?: unknown};
-    if (typeof entry?.stream?.name !== 'string') throw connectorError('config_error', `Catalog stream ${i} has no stream.name.`);
+    if (typeof entry?.stream?.name !== 'string')
+      throw connectorError('config_error', `Catalog stream ${i} has no stream.name.`);
     if (entry.sync_mode !== 'full_refresh' && entry.sync_mode !== 'incremental') {
-      throw connectorError('config_error', `Catalog stream ${entry.stream.name} has sync_mode ${JSON.stringify(entry.sync_mode)}; use full_refresh or incremental.`);
+      throw connectorError(
+        'config_error',
+        `Catalog stream ${entry.stream.name} has sync_mode ${JSON.stringify(entry.sync_mode)}; use full_refresh or incremental.`
+      );
     }
   }
   return raw as AirbyteConfiguredCatalog;
@@ -43,7 +54,10 @@ function parseCatalog(raw: unknown): AirbyteConfiguredCatalog {
  * every message through one batched writer. Replaces the kit's runner, which logs per message with
  * console.log, compresses state, and exits 0 when streams failed.
  */
-export function mainCommand(env: SourceEnvironment = defaultEnvironment(), out: NodeJS.WritableStream = process.stdout): Command {
+export function mainCommand(
+  env: SourceEnvironment = defaultEnvironment(),
+  out: NodeJS.WritableStream = process.stdout
+): Command {
   const scrubber: SecretScrubber = env.scrubber;
   const writer = new MessageWriter(out, (line) => scrubber.scrub(line));
   const logger = new ConnectorLogger(writer);
@@ -57,7 +71,9 @@ export function mainCommand(env: SourceEnvironment = defaultEnvironment(), out: 
   const fail = async (err: unknown): Promise<void> => {
     const type = failureTypeOf(err);
     await writer.write(
-      errorTrace(errorMessage(err), type, env.runtime.now(), {stackTrace: err instanceof Error ? VError.fullStack(err) : undefined})
+      errorTrace(errorMessage(err), type, env.runtime.now(), {
+        stackTrace: err instanceof Error ? VError.fullStack(err) : undefined,
+      })
     );
     await finish(1);
   };
@@ -87,7 +103,10 @@ export function mainCommand(env: SourceEnvironment = defaultEnvironment(), out: 
       try {
         status = await source.check(loadConfig(opts.config));
       } catch (err) {
-        status = new AirbyteConnectionStatusMessage({status: AirbyteConnectionStatus.FAILED, message: errorMessage(err)});
+        status = new AirbyteConnectionStatusMessage({
+          status: AirbyteConnectionStatus.FAILED,
+          message: errorMessage(err),
+        });
       }
       await writer.write(status);
       await finish(0);
@@ -117,9 +136,14 @@ export function mainCommand(env: SourceEnvironment = defaultEnvironment(), out: 
         const config = loadConfig(opts.config);
         const catalog = parseCatalog(readJsonFile(opts.catalog, 'catalog'));
         const state = parseStateInput(opts.state ? readJsonFile(opts.state, 'state') : undefined);
-        logger.info(`Reading ${catalog.streams.length} stream(s) of ${config.quest_ids.length} configured quest(s) from ${config.start_date}`);
+        logger.info(
+          `Reading ${catalog.streams.length} stream(s) of ${config.quest_ids.length} configured quest(s) from ${config.start_date}`
+        );
         const ok = await source.readAll(config, catalog, state, writer);
-        if (!ok) logger.error('The sync finished with failed streams; see the error traces above. The next sync resumes each stream from its last state.');
+        if (!ok)
+          logger.error(
+            'The sync finished with failed streams; see the error traces above. The next sync resumes each stream from its last state.'
+          );
         await finish(ok ? 0 : 1);
       } catch (err) {
         await fail(err);

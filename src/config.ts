@@ -54,7 +54,13 @@ function requiredString(raw: Record<string, unknown>, key: string, hint: string)
   return value.trim();
 }
 
-function optional<T>(raw: Record<string, unknown>, key: string, fallback: T, check: (v: unknown) => v is T, expected: string): T {
+function optional<T>(
+  raw: Record<string, unknown>,
+  key: string,
+  fallback: T,
+  check: (v: unknown) => v is T,
+  expected: string
+): T {
   const value = raw[key];
   if (value === undefined || value === null || value === '') return fallback;
   if (!check(value)) fail(`'${key}' must be ${expected}, got ${JSON.stringify(value)}.`);
@@ -97,7 +103,9 @@ function questIds(raw: Record<string, unknown>): string[] {
   const seen = new Set<string>();
   return value.map((id, i) => {
     if (typeof id !== 'string' || !UUID.test(id.trim())) {
-      fail(`quest_ids[${i}] is not a quest id (a UUID like 1b4e28ba-2fa1-11d2-883f-0016d3cca427): ${JSON.stringify(id)}.`);
+      fail(
+        `quest_ids[${i}] is not a quest id (a UUID like 1b4e28ba-2fa1-11d2-883f-0016d3cca427): ${JSON.stringify(id)}.`
+      );
     }
     const normal = id.trim().toLowerCase();
     if (seen.has(normal)) fail(`quest id ${normal} is listed twice in 'quest_ids'.`);
@@ -107,16 +115,22 @@ function questIds(raw: Record<string, unknown>): string[] {
 }
 
 function startDate(raw: Record<string, unknown>, nowMs: number): string {
-  const value = requiredString(raw, 'start_date', 'Give the UTC date from which to export responses, e.g. 2024-01-01T00:00:00Z.');
+  const value = requiredString(
+    raw,
+    'start_date',
+    'Give the UTC date from which to export responses, e.g. 2024-01-01T00:00:00Z.'
+  );
   const ms = parseUtcTimestamp(value);
-  if (ms === undefined) fail(`'start_date' must be an ISO 8601 UTC date-time like 2024-01-01T00:00:00Z, got ${JSON.stringify(value)}.`);
+  if (ms === undefined)
+    fail(`'start_date' must be an ISO 8601 UTC date-time like 2024-01-01T00:00:00Z, got ${JSON.stringify(value)}.`);
   if (ms > nowMs) fail(`'start_date' ${value} lies in the future; the service rejects future time filters.`);
   return new Date(ms).toISOString();
 }
 
 function enumValue(raw: Record<string, unknown>, key: 'value_type' | 'field_separator'): string {
   const value = optional(raw, key, DEFAULTS[key], isString, 'a string');
-  if (!/^[A-Z_]+$/.test(value.trim())) fail(`'${key}' must be an upper-case option name like ${DEFAULTS[key]}, got ${JSON.stringify(value)}.`);
+  if (!/^[A-Z_]+$/.test(value.trim()))
+    fail(`'${key}' must be an upper-case option name like ${DEFAULTS[key]}, got ${JSON.stringify(value)}.`);
   return value.trim();
 }
 
@@ -125,24 +139,70 @@ export function parseConfig(input: unknown, nowMs: number): QuestbackConfig {
   if (!input || typeof input !== 'object' || Array.isArray(input)) fail('the config must be a JSON object.');
   const raw = input as Record<string, unknown>;
   const projectId = optional(raw, 'project_id', DEFAULTS.project_id, isString, 'a string of digits');
-  if (!/^\d+$/.test(projectId.trim())) fail(`'project_id' must be digits only (the identity provider's project id), got ${JSON.stringify(projectId)}.`);
+  if (!/^\d+$/.test(projectId.trim()))
+    fail(`'project_id' must be digits only (the identity provider's project id), got ${JSON.stringify(projectId)}.`);
   const separator = enumValue(raw, 'field_separator');
-  if (!(separator in SEPARATORS)) fail(`'field_separator' must be one of ${Object.keys(SEPARATORS).join(', ')}, got ${JSON.stringify(separator)}.`);
+  if (!(separator in SEPARATORS))
+    fail(`'field_separator' must be one of ${Object.keys(SEPARATORS).join(', ')}, got ${JSON.stringify(separator)}.`);
   return {
-    client_id: requiredString(raw, 'client_id', 'Ask your Questback account owner or support for API client credentials.'),
-    client_secret: requiredString(raw, 'client_secret', 'Ask your Questback account owner or support for API client credentials.'),
+    client_id: requiredString(
+      raw,
+      'client_id',
+      'Ask your Questback account owner or support for API client credentials.'
+    ),
+    client_secret: requiredString(
+      raw,
+      'client_secret',
+      'Ask your Questback account owner or support for API client credentials.'
+    ),
     project_id: projectId.trim(),
     api_url: baseUrl(raw, 'api_url'),
     auth_url: baseUrl(raw, 'auth_url'),
     quest_ids: questIds(raw),
     start_date: startDate(raw, nowMs),
-    window_days: optional(raw, 'window_days', DEFAULTS.window_days, isIntIn(1, 3650), 'a whole number of days from 1 to 3650'),
-    settle_seconds: optional(raw, 'settle_seconds', DEFAULTS.settle_seconds, isIntIn(0, 86_400), 'a whole number of seconds from 0 to 86400'),
-    max_concurrent_exports: optional(raw, 'max_concurrent_exports', DEFAULTS.max_concurrent_exports, isIntIn(1, 32), 'a whole number from 1 to 32'),
-    export_timeout_minutes: optional(raw, 'export_timeout_minutes', DEFAULTS.export_timeout_minutes, isNumberIn(0.05, 1440), 'a number of minutes from 0.05 to 1440'),
+    window_days: optional(
+      raw,
+      'window_days',
+      DEFAULTS.window_days,
+      isIntIn(1, 3650),
+      'a whole number of days from 1 to 3650'
+    ),
+    settle_seconds: optional(
+      raw,
+      'settle_seconds',
+      DEFAULTS.settle_seconds,
+      isIntIn(0, 86_400),
+      'a whole number of seconds from 0 to 86400'
+    ),
+    max_concurrent_exports: optional(
+      raw,
+      'max_concurrent_exports',
+      DEFAULTS.max_concurrent_exports,
+      isIntIn(1, 32),
+      'a whole number from 1 to 32'
+    ),
+    export_timeout_minutes: optional(
+      raw,
+      'export_timeout_minutes',
+      DEFAULTS.export_timeout_minutes,
+      isNumberIn(0.05, 1440),
+      'a number of minutes from 0.05 to 1440'
+    ),
     value_type: enumValue(raw, 'value_type'),
-    expand_multiple_choice_to_columns: optional(raw, 'expand_multiple_choice_to_columns', DEFAULTS.expand_multiple_choice_to_columns, isBool, 'true or false'),
-    include_respondent_information: optional(raw, 'include_respondent_information', DEFAULTS.include_respondent_information, isBool, 'true or false'),
+    expand_multiple_choice_to_columns: optional(
+      raw,
+      'expand_multiple_choice_to_columns',
+      DEFAULTS.expand_multiple_choice_to_columns,
+      isBool,
+      'true or false'
+    ),
+    include_respondent_information: optional(
+      raw,
+      'include_respondent_information',
+      DEFAULTS.include_respondent_information,
+      isBool,
+      'true or false'
+    ),
     show_other_as_text: optional(raw, 'show_other_as_text', DEFAULTS.show_other_as_text, isBool, 'true or false'),
     field_separator: separator,
   };

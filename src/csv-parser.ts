@@ -81,7 +81,8 @@ export class CsvRowParser {
           for (;;) {
             const close = s.indexOf('"', q);
             if (close === -1 || (close === n - 1 && !final)) {
-              if (final) throw new CsvFormatError('Quote not closed: a quoted cell runs to the end of the file', this.line);
+              if (final)
+                throw new CsvFormatError('Quote not closed: a quoted cell runs to the end of the file', this.line);
               return rowStart;
             }
             if (s.charCodeAt(close + 1) === QUOTE) {
@@ -134,7 +135,10 @@ export class CsvRowParser {
         if (!blank) {
           if (this.width === -1) this.width = row.length;
           else if (row.length !== this.width) {
-            throw new CsvFormatError(`Wrong number of cells: expected ${this.width} like the header, got ${row.length}`, this.line);
+            throw new CsvFormatError(
+              `Wrong number of cells: expected ${this.width} like the header, got ${row.length}`,
+              this.line
+            );
           }
           out.push(row);
         }

@@ -123,7 +123,10 @@ export class ExportJobs {
     }
     const exportId = jsonObject(response, context).exportId;
     if (typeof exportId !== 'string' || exportId === '') {
-      throw connectorError('transient_error', `Creating an export for quest ${questId} returned no exportId.`, {...context, status: response.status});
+      throw connectorError('transient_error', `Creating an export for quest ${questId} returned no exportId.`, {
+        ...context,
+        status: response.status,
+      });
     }
     this.logger.info(`Quest ${questId}: created export ${exportId} for window ${describeWindow(window)}`);
     return exportId;
@@ -138,10 +141,13 @@ export class ExportJobs {
     for (;;) {
       let response: AxiosResponse;
       try {
-        response = await this.http.get(`/v1/quests/${encodeURIComponent(questId)}/exports/${encodeURIComponent(exportId)}/status`, {
-          context,
-          headers: {Accept: 'application/json'},
-        } as ApiRequestConfig);
+        response = await this.http.get(
+          `/v1/quests/${encodeURIComponent(questId)}/exports/${encodeURIComponent(exportId)}/status`,
+          {
+            context,
+            headers: {Accept: 'application/json'},
+          } as ApiRequestConfig
+        );
       } catch (err) {
         throw apiError(err, context);
       }
@@ -149,7 +155,11 @@ export class ExportJobs {
       if (response.status >= 300) {
         const location = response.headers['location'];
         if (typeof location !== 'string' || location === '') {
-          throw connectorError('transient_error', `Export ${exportId} of quest ${questId} completed but the service gave no download location.`, {...context});
+          throw connectorError(
+            'transient_error',
+            `Export ${exportId} of quest ${questId} completed but the service gave no download location.`,
+            {...context}
+          );
         }
         this.logger.info(`Quest ${questId}: export ${exportId} completed after ${(elapsed / 1000).toFixed(1)} s`);
         return {questId, exportId, window, downloadUrl: new URL(location, this.apiUrl).toString()};
@@ -158,7 +168,12 @@ export class ExportJobs {
       const status = String(record.status ?? '').toUpperCase();
       if (status === 'COMPLETED') {
         // A record instead of the documented redirect: the download path is documented, use it.
-        return {questId, exportId, window, downloadUrl: new URL(`/v1/quests/${questId}/exports/${exportId}/download`, this.apiUrl).toString()};
+        return {
+          questId,
+          exportId,
+          window,
+          downloadUrl: new URL(`/v1/quests/${questId}/exports/${exportId}/download`, this.apiUrl).toString(),
+        };
       }
       if (status !== 'PENDING' && status !== 'INPROGRESS') {
         throw connectorError(
@@ -188,7 +203,11 @@ export class ExportJobs {
     const context: RequestContext = {operation: 'Downloading an export', questId: ready.questId};
     let response: AxiosResponse;
     try {
-      response = await this.http.get(ready.downloadUrl, {context, responseType: 'stream', decompress: true} as ApiRequestConfig);
+      response = await this.http.get(ready.downloadUrl, {
+        context,
+        responseType: 'stream',
+        decompress: true,
+      } as ApiRequestConfig);
     } catch (err) {
       const body = isAxiosError(err) ? await readSmallBody(err.response?.data) : undefined;
       throw apiError(err, context, body);

@@ -111,7 +111,9 @@ export class ExportScheduler {
         const info = VError.info(err as Error);
         if (!info.exportStatus) throw err;
         lastError = err as Error;
-        this.logger.warn(`${(err as Error).message} Creating it again (attempt ${attempt + 1} of ${this.maxAttempts}).`);
+        this.logger.warn(
+          `${(err as Error).message} Creating it again (attempt ${attempt + 1} of ${this.maxAttempts}).`
+        );
       }
     }
     throw connectorError(

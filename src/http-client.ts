@@ -119,7 +119,9 @@ export function createHttpClient(opts: HttpClientOptions): AxiosInstance {
     (response) => {
       observe(response);
       const config = response.config as ApiRequestConfig;
-      logger.debug(`${describe(config)} -> ${response.status} (${runtime.now() - (config.attempts?.startedAt ?? runtime.now())} ms)`);
+      logger.debug(
+        `${describe(config)} -> ${response.status} (${runtime.now() - (config.attempts?.startedAt ?? runtime.now())} ms)`
+      );
       return response;
     },
     (error: AxiosError) => {
@@ -157,13 +159,22 @@ export function createHttpClient(opts: HttpClientOptions): AxiosInstance {
       let wait: number;
       if (status === 429) {
         const fallback = backoffDelayMs(config.attempts?.throttles ?? retryCount, policy, runtime.random);
-        wait = throttleDelayMs(error.response?.headers as Record<string, unknown>, runtime.now(), fallback, policy.throttleCapMs);
+        wait = throttleDelayMs(
+          error.response?.headers as Record<string, unknown>,
+          runtime.now(),
+          fallback,
+          policy.throttleCapMs
+        );
         wait += Math.round(runtime.random() * Math.min(1000, wait * 0.1));
         if (wait >= policy.reportThrottleAfterMs) opts.onThrottle?.(config.context, wait, runtime.now() + wait);
-        logger.warn(`${describe(config)} was throttled (429): waiting ${(wait / 1000).toFixed(1)} s as the rate-limit headers say`);
+        logger.warn(
+          `${describe(config)} was throttled (429): waiting ${(wait / 1000).toFixed(1)} s as the rate-limit headers say`
+        );
       } else {
         wait = backoffDelayMs(config.attempts?.errors ?? retryCount, policy, runtime.random);
-        logger.warn(`${describe(config)} failed (${reason}): retry ${config.attempts?.errors}/${policy.maxRetries} in ${(wait / 1000).toFixed(1)} s`);
+        logger.warn(
+          `${describe(config)} failed (${reason}): retry ${config.attempts?.errors}/${policy.maxRetries} in ${(wait / 1000).toFixed(1)} s`
+        );
       }
       await runtime.sleep(wait);
     },

@@ -36,14 +36,23 @@ export function toJsonLine(message: AirbyteMessage): string {
   return message.type === AirbyteMessageType.STATE ? line.replace(/("recordCount":-?\d+)([,}])/, '$1.0$2') : line;
 }
 
-export function streamState(stream: StreamDescriptor, state: Record<string, unknown>, recordCount: number): StreamStateMessage {
+export function streamState(
+  stream: StreamDescriptor,
+  state: Record<string, unknown>,
+  recordCount: number
+): StreamStateMessage {
   return {
     type: AirbyteMessageType.STATE,
     state: {type: 'STREAM', stream: {stream_descriptor: stream, stream_state: state}, sourceStats: {recordCount}},
   };
 }
 
-export function streamStatus(stream: StreamDescriptor, status: StreamStatus, now: number, reasons?: Record<string, unknown>[]): TraceMessage {
+export function streamStatus(
+  stream: StreamDescriptor,
+  status: StreamStatus,
+  now: number,
+  reasons?: Record<string, unknown>[]
+): TraceMessage {
   return {
     type: AirbyteMessageType.TRACE,
     trace: {
@@ -80,7 +89,12 @@ export function errorTrace(
   };
 }
 
-export function estimateTrace(stream: StreamDescriptor, now: number, rowEstimate: number | undefined, byteEstimate: number): TraceMessage {
+export function estimateTrace(
+  stream: StreamDescriptor,
+  now: number,
+  rowEstimate: number | undefined,
+  byteEstimate: number
+): TraceMessage {
   return {
     type: AirbyteMessageType.TRACE,
     trace: {

@@ -7,9 +7,25 @@ import {columnsFromHeader} from './csv-records';
 import {connectorError} from './errors';
 import {ExportJobs, isGone, ReadyExport} from './export-job';
 import {ExportScheduler} from './export-scheduler';
-import {CONNECTOR_FIELDS, CURSOR_FIELD, JsonSchema, QUEST_ID_FIELD, questSchema, responseIdColumn, streamNameFor, WINDOW_START_FIELD} from './schema';
+import {
+  CONNECTOR_FIELDS,
+  CURSOR_FIELD,
+  JsonSchema,
+  QUEST_ID_FIELD,
+  questSchema,
+  responseIdColumn,
+  streamNameFor,
+  WINDOW_START_FIELD,
+} from './schema';
 import {cursorOf} from './state';
-import {describeWindow, formatUtcTimestamp, parseUtcTimestamp, planWindows, sinceForStartDate, TimeWindow} from './windows';
+import {
+  describeWindow,
+  formatUtcTimestamp,
+  parseUtcTimestamp,
+  planWindows,
+  sinceForStartDate,
+  TimeWindow,
+} from './windows';
 
 export interface QuestStreamOptions {
   startMs: number;
@@ -96,10 +112,15 @@ export class QuestStream extends AirbyteStreamBase {
    * batch at a time so memory stays flat. The source's read uses readWindow directly, which avoids
    * an object and an await per row.
    */
-  async *readRecords(_syncMode: SyncMode, _cursorField?: string[], slice?: Dictionary<string>): AsyncGenerator<Dictionary<unknown>> {
+  async *readRecords(
+    _syncMode: SyncMode,
+    _cursorField?: string[],
+    slice?: Dictionary<string>
+  ): AsyncGenerator<Dictionary<unknown>> {
     const since = slice?.since ? parseUtcTimestamp(slice.since) : undefined;
     const until = slice?.until ? parseUtcTimestamp(slice.until) : undefined;
-    if (since === undefined || until === undefined) throw new Error(`slice without a time window: ${JSON.stringify(slice)}`);
+    if (since === undefined || until === undefined)
+      throw new Error(`slice without a time window: ${JSON.stringify(slice)}`);
     const window = {since, until};
     let columns: string[] = [];
     let batch: string[][] | undefined;
@@ -115,10 +136,12 @@ export class QuestStream extends AirbyteStreamBase {
         return new Promise<void>((resolve) => (taken = resolve));
       },
     });
-    reading.then(
-      () => (finished = true),
-      (err) => ((failure = err), (finished = true))
-    ).finally(() => arrived?.());
+    reading
+      .then(
+        () => (finished = true),
+        (err) => ((failure = err), (finished = true))
+      )
+      .finally(() => arrived?.());
     for (;;) {
       if (batch) {
         const rows = batch;
@@ -169,10 +192,14 @@ export class QuestStream extends AirbyteStreamBase {
         pushed += result.pushed;
         lastPushed = result.last ?? lastPushed;
         if (!result.cutOff) break;
-        this.logger.warn(`Quest ${this.questId}: the download of export ${ready.exportId} was cut off after ${pushed} rows; downloading it again (attempt ${attempt + 1}).`);
+        this.logger.warn(
+          `Quest ${this.questId}: the download of export ${ready.exportId} was cut off after ${pushed} rows; downloading it again (attempt ${attempt + 1}).`
+        );
       } catch (err) {
         if (!isGone(err) || !ready) throw err;
-        this.logger.warn(`Quest ${this.questId}: export ${ready.exportId} is gone (410); creating the export of ${where} again.`);
+        this.logger.warn(
+          `Quest ${this.questId}: export ${ready.exportId} is gone (410); creating the export of ${where} again.`
+        );
         ready = await this.scheduler.recreate(this.questId, window);
       }
       if (attempt >= this.options.maxDownloadAttempts) {

@@ -55,7 +55,10 @@ export async function readStreams(
 
   // Plan every stream before any request: a bad state is reported before anything is read.
   const plans: StreamPlan[] = catalog.streams.map((configured) => {
-    const descriptor: StreamDescriptor = {name: configured.stream.name, ...(configured.stream.namespace ? {namespace: configured.stream.namespace} : {})};
+    const descriptor: StreamDescriptor = {
+      name: configured.stream.name,
+      ...(configured.stream.namespace ? {namespace: configured.stream.namespace} : {}),
+    };
     const questId = questIdFromStreamName(descriptor.name);
     if (!questId || !config.quest_ids.includes(questId)) {
       const planError = connectorError(
@@ -65,7 +68,9 @@ export async function readStreams(
       );
       return {descriptor, configured, windows: [], startCursor: 0, planError};
     }
-    const columns = Object.keys((configured.stream.json_schema?.properties ?? {}) as object).filter((c) => !CONNECTOR_FIELDS.has(c));
+    const columns = Object.keys((configured.stream.json_schema?.properties ?? {}) as object).filter(
+      (c) => !CONNECTOR_FIELDS.has(c)
+    );
     const stream = source.questStream(config, questId, columns, connection, scheduler);
     const streamStateIn = state.get(descriptor.name);
     const startCursor = stream.startCursor(configured.sync_mode, streamStateIn);
@@ -83,7 +88,13 @@ export async function readStreams(
   return ok;
 }
 
-async function readStream(plan: StreamPlan, scheduler: ExportScheduler, writer: MessageWriter, logger: AirbyteLogger, runtime: Runtime): Promise<boolean> {
+async function readStream(
+  plan: StreamPlan,
+  scheduler: ExportScheduler,
+  writer: MessageWriter,
+  logger: AirbyteLogger,
+  runtime: Runtime
+): Promise<boolean> {
   const {descriptor, stream} = plan;
   await writer.write(streamStatus(descriptor, 'STARTED', runtime.now()));
   let running = false;
@@ -106,7 +117,12 @@ async function readStream(plan: StreamPlan, scheduler: ExportScheduler, writer: 
           if (added.length && !warnedNewColumns) {
             warnedNewColumns = true;
             logger.warn(
-              `Stream ${descriptor.name}: the export has ${added.length} column(s) not in the configured schema (${added.slice(0, 5).map((c) => JSON.stringify(c)).join(', ')}${added.length > 5 ? ', ...' : ''}). They are emitted; refresh the source schema in Airbyte to give them their own columns.`
+              `Stream ${descriptor.name}: the export has ${added.length} column(s) not in the configured schema (${added
+                .slice(0, 5)
+                .map((c) => JSON.stringify(c))
+                .join(
+                  ', '
+                )}${added.length > 5 ? ', ...' : ''}). They are emitted; refresh the source schema in Airbyte to give them their own columns.`
             );
           }
         },
@@ -131,12 +147,16 @@ async function readStream(plan: StreamPlan, scheduler: ExportScheduler, writer: 
           if (bytes >= nextProgress) {
             nextProgress += PROGRESS_EVERY_BYTES;
             const of = totalBytes ? ` of ${(totalBytes / 1048576).toFixed(1)}` : '';
-            logger.info(`Stream ${descriptor.name}: downloaded ${(bytes / 1048576).toFixed(1)}${of} MB, ${count} rows so far in ${describeWindow(window)}`);
+            logger.info(
+              `Stream ${descriptor.name}: downloaded ${(bytes / 1048576).toFixed(1)}${of} MB, ${count} rows so far in ${describeWindow(window)}`
+            );
           }
         },
       });
       total += count;
-      logger.info(`Stream ${descriptor.name}: window ${describeWindow(window)} done, ${count} rows, ${(downloaded / 1048576).toFixed(1)} MB downloaded`);
+      logger.info(
+        `Stream ${descriptor.name}: window ${describeWindow(window)} done, ${count} rows, ${(downloaded / 1048576).toFixed(1)} MB downloaded`
+      );
       await writer.write(streamState(descriptor, {...questState(window.until)}, count));
     }
     if (!plan.windows.length) {

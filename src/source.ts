@@ -69,7 +69,13 @@ export class QuestbackSource extends AirbyteSourceBase<QuestbackConfig> {
     const common = {runtime, logger: this.logger, policy: retryPolicy, onThrottle};
     const authHttp = createHttpClient({...common, baseURL: config.auth_url});
     const tokens = new TokenProvider(
-      {authUrl: config.auth_url, apiUrl: config.api_url, clientId: config.client_id, clientSecret: config.client_secret, projectId: config.project_id},
+      {
+        authUrl: config.auth_url,
+        apiUrl: config.api_url,
+        clientId: config.client_id,
+        clientSecret: config.client_secret,
+        projectId: config.project_id,
+      },
       authHttp,
       runtime,
       this.logger,
@@ -88,7 +94,10 @@ export class QuestbackSource extends AirbyteSourceBase<QuestbackConfig> {
     for (const questId of config.quest_ids) {
       const context: RequestContext = {operation: 'Checking access', questId};
       try {
-        await api.get(`/v1/quests/${encodeURIComponent(questId)}/invitations`, {params: {skip: 0, take: 0}, context} as ApiRequestConfig);
+        await api.get(`/v1/quests/${encodeURIComponent(questId)}/invitations`, {
+          params: {skip: 0, take: 0},
+          context,
+        } as ApiRequestConfig);
       } catch (err) {
         const error = apiError(err, context);
         // Credentials that do not work fail every quest the same way: say it once.
@@ -98,7 +107,13 @@ export class QuestbackSource extends AirbyteSourceBase<QuestbackConfig> {
       }
     }
     if (problems.length) {
-      return [false, new VError('%s', `${problems.length} of ${config.quest_ids.length} quests cannot be read: ${problems.join(' ')}`)];
+      return [
+        false,
+        new VError(
+          '%s',
+          `${problems.length} of ${config.quest_ids.length} quests cannot be read: ${problems.join(' ')}`
+        ),
+      ];
     }
     this.logger.info(`Connection check passed: credentials accepted and ${config.quest_ids.length} quest(s) readable`);
     return [true, undefined];
@@ -108,12 +123,23 @@ export class QuestbackSource extends AirbyteSourceBase<QuestbackConfig> {
     return config.quest_ids.map((id) => this.questStream(config, id, []));
   }
 
-  questStream(config: QuestbackConfig, questId: string, columns: readonly string[], connection?: Connection, scheduler?: ExportScheduler): QuestStream {
+  questStream(
+    config: QuestbackConfig,
+    questId: string,
+    columns: readonly string[],
+    connection?: Connection,
+    scheduler?: ExportScheduler
+  ): QuestStream {
     return new QuestStream(
       this.logger,
       questId,
       columns,
-      {startMs: Date.parse(config.start_date), windowMs: config.window_days * DAY_MS, separator: SEPARATORS[config.field_separator], maxDownloadAttempts: 5},
+      {
+        startMs: Date.parse(config.start_date),
+        windowMs: config.window_days * DAY_MS,
+        separator: SEPARATORS[config.field_separator],
+        maxDownloadAttempts: 5,
+      },
       connection?.exports,
       scheduler
     );
@@ -123,7 +149,9 @@ export class QuestbackSource extends AirbyteSourceBase<QuestbackConfig> {
   override async discover(config: QuestbackConfig): Promise<AirbyteCatalogMessage> {
     const connection = this.connect(config);
     const end = this.syncEnd(config);
-    const columns = await mapLimited(config.quest_ids, config.max_concurrent_exports, (id) => this.learnColumns(connection, config, id, end));
+    const columns = await mapLimited(config.quest_ids, config.max_concurrent_exports, (id) =>
+      this.learnColumns(connection, config, id, end)
+    );
     const streams = config.quest_ids.map((id, i) => this.questStream(config, id, columns[i]).asAirbyteStream());
     return new AirbyteCatalogMessage({streams});
   }
@@ -133,7 +161,12 @@ export class QuestbackSource extends AirbyteSourceBase<QuestbackConfig> {
     return this.env.runtime.now() - config.settle_seconds * 1000;
   }
 
-  private async learnColumns(connection: Connection, config: QuestbackConfig, questId: string, end: number): Promise<string[]> {
+  private async learnColumns(
+    connection: Connection,
+    config: QuestbackConfig,
+    questId: string,
+    end: number
+  ): Promise<string[]> {
     const window = {since: end - 1, until: end};
     try {
       const exportId = await connection.exports.create(questId, window);
@@ -151,22 +184,34 @@ export class QuestbackSource extends AirbyteSourceBase<QuestbackConfig> {
         parser.end(rows);
       }
       if (!rows.length) {
-        this.logger.warn(`Quest ${questId}: a sample export had no header row, so the schema lists only the connector's fields; the survey's columns still arrive in every record.`);
+        this.logger.warn(
+          `Quest ${questId}: a sample export had no header row, so the schema lists only the connector's fields; the survey's columns still arrive in every record.`
+        );
         return [];
       }
       const {names, renamed} = columnsFromHeader(rows[0], CONNECTOR_FIELDS);
-      for (const r of renamed) this.logger.warn(`Quest ${questId}: column ${JSON.stringify(r.original)} appears more than once; the repeat is named ${JSON.stringify(r.renamed)}.`);
+      for (const r of renamed)
+        this.logger.warn(
+          `Quest ${questId}: column ${JSON.stringify(r.original)} appears more than once; the repeat is named ${JSON.stringify(r.renamed)}.`
+        );
       this.logger.info(`Quest ${questId}: discovered ${names.length} columns`);
       return names;
     } catch (err) {
       if (failureTypeOf(err) === 'config_error') throw err;
-      this.logger.warn(`Quest ${questId}: could not learn the columns (${errorMessage(err)}); the schema lists only the connector's fields.`);
+      this.logger.warn(
+        `Quest ${questId}: could not learn the columns (${errorMessage(err)}); the schema lists only the connector's fields.`
+      );
       return [];
     }
   }
 
   /** Reads the configured streams; resolves to false when any stream failed. */
-  async readAll(config: QuestbackConfig, catalog: AirbyteConfiguredCatalog, state: Map<string, unknown>, writer: MessageWriter): Promise<boolean> {
+  async readAll(
+    config: QuestbackConfig,
+    catalog: AirbyteConfiguredCatalog,
+    state: Map<string, unknown>,
+    writer: MessageWriter
+  ): Promise<boolean> {
     return readStreams(this, config, catalog, state, writer, this.logger, this.env.runtime);
   }
 }

@@ -16,7 +16,10 @@ export function questState(cursorMs: number): QuestState {
 }
 
 function invalid(message: string): never {
-  throw connectorError('config_error', `Invalid state: ${message} Reset the connection's state in Airbyte to start again from start_date.`);
+  throw connectorError(
+    'config_error',
+    `Invalid state: ${message} Reset the connection's state in Airbyte to start again from start_date.`
+  );
 }
 
 /**
@@ -29,7 +32,10 @@ export function parseStateInput(raw: unknown): Map<string, unknown> {
   if (raw === undefined || raw === null) return states;
   if (Array.isArray(raw)) {
     for (const [i, message] of raw.entries()) {
-      const msg = (message ?? {}) as {type?: string; stream?: {stream_descriptor?: {name?: unknown}; stream_state?: unknown}};
+      const msg = (message ?? {}) as {
+        type?: string;
+        stream?: {stream_descriptor?: {name?: unknown}; stream_state?: unknown};
+      };
       if (msg.type !== 'STREAM' && !(msg.type === undefined && msg.stream)) {
         invalid(`entry ${i} has type ${JSON.stringify(msg.type)}; this connector keeps per-stream (STREAM) state.`);
       }
@@ -56,6 +62,7 @@ export function cursorOf(streamState: unknown, stream: string): number | undefin
     invalid(`the state of stream ${stream} has no 'cursor' (got ${JSON.stringify(streamState)}).`);
   }
   const ms = typeof cursor === 'string' ? parseUtcTimestamp(cursor) : undefined;
-  if (ms === undefined) invalid(`the cursor of stream ${stream} is not an ISO 8601 UTC timestamp: ${JSON.stringify(cursor)}.`);
+  if (ms === undefined)
+    invalid(`the cursor of stream ${stream} is not an ISO 8601 UTC timestamp: ${JSON.stringify(cursor)}.`);
   return ms;
 }

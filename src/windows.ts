@@ -32,7 +32,7 @@ export function formatUtcTimestamp(ms: number): string {
 export function planWindows(since: number, end: number, windowMs: number): TimeWindow[] {
   if (!(windowMs > 0)) throw new RangeError(`window length must be positive, got ${windowMs}`);
   const windows: TimeWindow[] = [];
-  for (let from = since; from < end; ) {
+  for (let from = since; from < end;) {
     const until = Math.min(from + windowMs, end);
     windows.push({since: from, until});
     from = until;

@@ -46,7 +46,8 @@ interface Exit {
 }
 
 function exited(child: ChildProcess): Promise<Exit> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve({code: child.exitCode, signal: child.signalCode});
+  if (child.exitCode !== null || child.signalCode !== null)
+    return Promise.resolve({code: child.exitCode, signal: child.signalCode});
   return new Promise((resolve, reject) => {
     child.once('error', reject);
     child.once('close', (code, signal) => resolve({code, signal}));
@@ -157,7 +158,11 @@ export async function runPiped(
   const startedAt = Date.now();
   const pipe = consumer.stdin;
   if (!pipe) throw new Error(`${opts.label}: the consumer has no stdin pipe`);
-  const producer = start(command, args, {cwd: ROOT, stdio: ['ignore', pipe, 'pipe'], env: {...process.env, ...opts.env}});
+  const producer = start(command, args, {
+    cwd: ROOT,
+    stdio: ['ignore', pipe, 'pipe'],
+    env: {...process.env, ...opts.env},
+  });
   // Our copy of the write end must close, or the consumer never sees the end of its input.
   pipe.destroy();
   const stopPolling = !HAS_TIME && producer.pid !== undefined ? pollPeakRss(producer.pid) : undefined;
@@ -167,7 +172,10 @@ export async function runPiped(
   const [{exit, at}, consumerExit] = await within(both, opts.timeoutMs, opts.label, [producer, consumer]);
   const polledPeak = stopPolling?.();
 
-  if (consumerExit.code !== 0) throw new Error(`${opts.label}: the consumer failed (${consumerExit.code ?? consumerExit.signal}): ${consumerErr()}`);
+  if (consumerExit.code !== 0)
+    throw new Error(
+      `${opts.label}: the consumer failed (${consumerExit.code ?? consumerExit.signal}): ${consumerErr()}`
+    );
   const consumerReport = JSON.parse(Buffer.concat(consumerOut).toString('utf8')) as ConsumerReport;
 
   const figures: ProducerFigures = {...exit, wallMs: at - startedAt, rssSource: 'none', stderr: producerErr()};

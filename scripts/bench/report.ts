@@ -62,7 +62,11 @@ export function consoleTable(rows: readonly Row[]): string {
   const cells = rows.map((r) => [r.section, r.metric, r.value, r.target ?? '', verdict(r)]);
   const head = ['section', 'figure', 'value', 'target', ''];
   const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
-  const line = (c: readonly string[]): string => c.map((x, i) => x.padEnd(widths[i])).join('  ').trimEnd();
+  const line = (c: readonly string[]): string =>
+    c
+      .map((x, i) => x.padEnd(widths[i]))
+      .join('  ')
+      .trimEnd();
   const out = [line(head), widths.map((w) => '-'.repeat(w)).join('  ')];
   let section = '';
   for (const c of cells) {

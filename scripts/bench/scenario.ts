@@ -39,15 +39,24 @@ interface CatalogStream {
 }
 
 /** Runs `discover` and turns its CATALOG into a full_refresh configured catalog, as Airbyte would. */
-export async function discoverCatalog(configFile: string, timeoutMs: number): Promise<{catalog: {streams: unknown[]}; wallMs: number}> {
+export async function discoverCatalog(
+  configFile: string,
+  timeoutMs: number
+): Promise<{catalog: {streams: unknown[]}; wallMs: number}> {
   const run = await runNode([MAIN, 'discover', '--config', configFile], timeoutMs, 'discover');
   const messages = run.stdout
     .split('\n')
     .filter((l) => l.trim() !== '')
     .map((l) => JSON.parse(l) as {type: string; catalog?: {streams: CatalogStream[]}});
   const found = messages.find((m) => m.type === 'CATALOG')?.catalog;
-  if (run.code !== 0 || !found) throw new Error(`discover failed (exit ${run.code}): ${run.stdout.slice(-2000)} ${run.stderr}`);
-  return {catalog: {streams: found.streams.map((stream) => ({stream, sync_mode: 'full_refresh', destination_sync_mode: 'overwrite'}))}, wallMs: run.wallMs};
+  if (run.code !== 0 || !found)
+    throw new Error(`discover failed (exit ${run.code}): ${run.stdout.slice(-2000)} ${run.stderr}`);
+  return {
+    catalog: {
+      streams: found.streams.map((stream) => ({stream, sync_mode: 'full_refresh', destination_sync_mode: 'overwrite'})),
+    },
+    wallMs: run.wallMs,
+  };
 }
 
 /** Keeps the streams of the given quests, in that order. */
@@ -69,7 +78,11 @@ export function selectStreams(catalog: {streams: unknown[]}, questIds: readonly 
 export function bareCatalog(questIds: readonly string[]): {streams: unknown[]} {
   return {
     streams: questIds.map((id) => ({
-      stream: {name: streamName(id), json_schema: {type: 'object', properties: {}}, supported_sync_modes: ['full_refresh', 'incremental']},
+      stream: {
+        name: streamName(id),
+        json_schema: {type: 'object', properties: {}},
+        supported_sync_modes: ['full_refresh', 'incremental'],
+      },
       sync_mode: 'full_refresh',
       destination_sync_mode: 'overwrite',
     })),
@@ -133,9 +146,14 @@ export function problems(report: ConsumerReport): string[] {
   const out: string[] = [];
   for (const line of report.others) {
     try {
-      const m = JSON.parse(line) as {type?: string; trace?: {type?: string; error?: {message?: string}}; log?: {level?: string; message?: string}};
+      const m = JSON.parse(line) as {
+        type?: string;
+        trace?: {type?: string; error?: {message?: string}};
+        log?: {level?: string; message?: string};
+      };
       if (m.type === 'TRACE' && m.trace?.type === 'ERROR') out.push(`error trace: ${m.trace.error?.message ?? line}`);
-      else if (m.type === 'LOG' && (m.log?.level === 'ERROR' || m.log?.level === 'FATAL')) out.push(`error log: ${m.log.message ?? line}`);
+      else if (m.type === 'LOG' && (m.log?.level === 'ERROR' || m.log?.level === 'FATAL'))
+        out.push(`error log: ${m.log.message ?? line}`);
     } catch {
       out.push(`not JSON: ${line.slice(0, 300)}`);
     }

@@ -15,7 +15,11 @@ interface ConnectionStatusJson {
 }
 
 function statuses(result: RunResult): ConnectionStatusJson[] {
-  return (result.messages.filter((m) => m.type === 'CONNECTION_STATUS') as unknown as {connectionStatus: ConnectionStatusJson}[]).map((m) => m.connectionStatus);
+  return (
+    result.messages.filter((m) => m.type === 'CONNECTION_STATUS') as unknown as {
+      connectionStatus: ConnectionStatusJson;
+    }[]
+  ).map((m) => m.connectionStatus);
 }
 
 describe('check', () => {
@@ -24,7 +28,8 @@ describe('check', () => {
   let good: RunResult;
   let badCredentials: RunResult;
 
-  const check = (name: string, config: Record<string, unknown>): Promise<RunResult> => runConnector(['check', '--config', writeJson(dir, name, config)]);
+  const check = (name: string, config: Record<string, unknown>): Promise<RunResult> =>
+    runConnector(['check', '--config', writeJson(dir, name, config)]);
 
   beforeAll(async () => {
     sim = await startSimulator({

@@ -46,7 +46,11 @@ describe('discover', () => {
       ],
     });
     dir = tempDir('questback-acceptance-discover-');
-    result = await runConnector(['discover', '--config', writeJson(dir, 'config.json', simConfig(sim, {max_concurrent_exports: 8}))]);
+    result = await runConnector([
+      'discover',
+      '--config',
+      writeJson(dir, 'config.json', simConfig(sim, {max_concurrent_exports: 8})),
+    ]);
     streams = catalogOf(result);
   });
   afterAll(async () => {
@@ -71,17 +75,26 @@ describe('discover', () => {
   });
 
   test('each json_schema is valid draft-07', () => {
-    for (const s of streams) expect({stream: s.name, problems: draft07Problems(s.json_schema)}).toEqual({stream: s.name, problems: []});
+    for (const s of streams)
+      expect({stream: s.name, problems: draft07Problems(s.json_schema)}).toEqual({stream: s.name, problems: []});
   });
 
   test('default_cursor_field and source_defined_primary_key paths exist under properties with scalar types', () => {
     for (const s of streams) {
-      expect({stream: s.name, cursor: s.default_cursor_field}).toEqual({stream: s.name, cursor: ['_questback_window_end']});
+      expect({stream: s.name, cursor: s.default_cursor_field}).toEqual({
+        stream: s.name,
+        cursor: ['_questback_window_end'],
+      });
       const paths = [s.default_cursor_field ?? [], ...(s.source_defined_primary_key ?? [])];
       for (const p of paths) {
         expect(p.length).toBeGreaterThan(0);
         const field = subschema(s.json_schema, p);
-        expect({stream: s.name, path: p, exists: field !== undefined, scalar: isScalar(field)}).toEqual({stream: s.name, path: p, exists: true, scalar: true});
+        expect({stream: s.name, path: p, exists: field !== undefined, scalar: isScalar(field)}).toEqual({
+          stream: s.name,
+          path: p,
+          exists: true,
+          scalar: true,
+        });
       }
     }
     // Quests whose export shows a header have the response id as primary key.
@@ -98,12 +111,19 @@ describe('discover', () => {
   });
 
   test('no $ref, allOf, not in stream schemas', () => {
-    for (const s of streams) expect({stream: s.name, found: keywordLocations(s.json_schema, ['$ref', 'allOf', 'not'])}).toEqual({stream: s.name, found: []});
+    for (const s of streams)
+      expect({stream: s.name, found: keywordLocations(s.json_schema, ['$ref', 'allOf', 'not'])}).toEqual({
+        stream: s.name,
+        found: [],
+      });
   });
 
   test('additionalProperties never false (if present, true)', () => {
     for (const s of streams) {
-      expect({stream: s.name, found: additionalPropertiesProblems(s.json_schema, (v) => v === true)}).toEqual({stream: s.name, found: []});
+      expect({stream: s.name, found: additionalPropertiesProblems(s.json_schema, (v) => v === true)}).toEqual({
+        stream: s.name,
+        found: [],
+      });
     }
   });
 });

@@ -3,18 +3,33 @@
 import {simConfig} from '../helpers/fixtures';
 import {RecordMessage, records, runConnector, RunResult, tempDir, writeJson} from '../helpers/connector';
 import {Simulator, startSimulator} from '../simulator';
-import {AirbyteStreamJson, catalogOf, configuredCatalogOf, daysAgo, PRIMARY_KEY, removeDir, streamOf, summary} from './support';
+import {
+  AirbyteStreamJson,
+  catalogOf,
+  configuredCatalogOf,
+  daysAgo,
+  PRIMARY_KEY,
+  removeDir,
+  streamOf,
+  summary,
+} from './support';
 
 const QUEST_A = '9a9a9a9a-0b0b-4c1c-8d2d-3e3e3e3e3e3e';
 const QUEST_B = 'a0a0a0a0-1b1b-4c2c-9d3d-4e4e4e4e4e4e';
 
 /** The primary key of a record, from the stream's source_defined_primary_key. */
 function keyOf(record: RecordMessage, stream: AirbyteStreamJson): string {
-  return JSON.stringify((stream.source_defined_primary_key ?? []).map((p) => p.reduce<unknown>((v, k) => (v as Record<string, unknown>)?.[k], record.record.data)));
+  return JSON.stringify(
+    (stream.source_defined_primary_key ?? []).map((p) =>
+      p.reduce<unknown>((v, k) => (v as Record<string, unknown>)?.[k], record.record.data)
+    )
+  );
 }
 
 function withoutWindow(data: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(data).filter(([k]) => k !== '_questback_window_start' && k !== '_questback_window_end'));
+  return Object.fromEntries(
+    Object.entries(data).filter(([k]) => k !== '_questback_window_start' && k !== '_questback_window_end')
+  );
 }
 
 describe('full refresh', () => {
@@ -34,7 +49,11 @@ describe('full refresh', () => {
       ],
     });
     dir = tempDir('questback-acceptance-full-');
-    const configFile = writeJson(dir, 'config.json', simConfig(sim, {start_date: daysAgo(26), window_days: 10, max_concurrent_exports: 16}));
+    const configFile = writeJson(
+      dir,
+      'config.json',
+      simConfig(sim, {start_date: daysAgo(26), window_days: 10, max_concurrent_exports: 16})
+    );
     streams = catalogOf(await runConnector(['discover', '--config', configFile]));
     const catalogFile = writeJson(dir, 'full.json', configuredCatalogOf(streams, 'full_refresh'));
     first = await runConnector(['read', '--config', configFile, '--catalog', catalogFile]);
@@ -57,10 +76,19 @@ describe('full refresh', () => {
 
   test('every record of read 1 appears in read 2 by primary key', () => {
     for (const stream of streams) {
-      const keys1 = records(first.messages).filter((r) => r.record.stream === stream.name).map((r) => keyOf(r, stream));
-      const keys2 = new Set(records(second.messages).filter((r) => r.record.stream === stream.name).map((r) => keyOf(r, stream)));
+      const keys1 = records(first.messages)
+        .filter((r) => r.record.stream === stream.name)
+        .map((r) => keyOf(r, stream));
+      const keys2 = new Set(
+        records(second.messages)
+          .filter((r) => r.record.stream === stream.name)
+          .map((r) => keyOf(r, stream))
+      );
       expect(keys1.length).toBeGreaterThan(0);
-      expect({stream: stream.name, missing: keys1.filter((k) => !keys2.has(k))}).toEqual({stream: stream.name, missing: []});
+      expect({stream: stream.name, missing: keys1.filter((k) => !keys2.has(k))}).toEqual({
+        stream: stream.name,
+        missing: [],
+      });
     }
   });
 
@@ -76,7 +104,9 @@ describe('full refresh', () => {
   test('primary keys are present and unique within a read', () => {
     for (const stream of streams) {
       for (const run of [first, second]) {
-        const keys = records(run.messages).filter((r) => r.record.stream === stream.name).map((r) => keyOf(r, stream));
+        const keys = records(run.messages)
+          .filter((r) => r.record.stream === stream.name)
+          .map((r) => keyOf(r, stream));
         expect(keys.every((k) => k !== '[null]' && k !== '[undefined]' && k !== '[]')).toBe(true);
         expect(new Set(keys).size).toBe(keys.length);
       }
@@ -85,7 +115,11 @@ describe('full refresh', () => {
 
   test('records of read 1 are unchanged in read 2 apart from the sync-time window fields', () => {
     for (const stream of streams) {
-      const byKey = new Map(records(second.messages).filter((r) => r.record.stream === stream.name).map((r) => [keyOf(r, stream), withoutWindow(r.record.data)]));
+      const byKey = new Map(
+        records(second.messages)
+          .filter((r) => r.record.stream === stream.name)
+          .map((r) => [keyOf(r, stream), withoutWindow(r.record.data)])
+      );
       for (const r of records(first.messages).filter((x) => x.record.stream === stream.name)) {
         expect(byKey.get(keyOf(r, stream))).toEqual(withoutWindow(r.record.data));
       }

@@ -2,9 +2,30 @@
 // every intermediate checkpoint (with several window sizes), and a state far in the future.
 
 import {simConfig} from '../helpers/fixtures';
-import {RecordMessage, records, runConnector, RunResult, stateFile, StateMessage, states, tempDir, writeJson} from '../helpers/connector';
+import {
+  RecordMessage,
+  records,
+  runConnector,
+  RunResult,
+  stateFile,
+  StateMessage,
+  states,
+  tempDir,
+  writeJson,
+} from '../helpers/connector';
 import {Simulator, startSimulator} from '../simulator';
-import {AirbyteStreamJson, catalogOf, configuredCatalogOf, CURSOR_FIELD, daysAgo, PRIMARY_KEY, removeDir, StateInput, streamOf, summary} from './support';
+import {
+  AirbyteStreamJson,
+  catalogOf,
+  configuredCatalogOf,
+  CURSOR_FIELD,
+  daysAgo,
+  PRIMARY_KEY,
+  removeDir,
+  StateInput,
+  streamOf,
+  summary,
+} from './support';
 
 const QUEST_A = 'b1b1b1b1-2c2c-4d3d-8e4e-5f5f5f5f5f5f';
 const QUEST_B = 'c2c2c2c2-3d3d-4e4e-9f5f-606060606060';
@@ -36,7 +57,14 @@ describe('incremental', () => {
   let read1: RunResult;
 
   const catalogFor = (only?: string): string =>
-    writeJson(dir, `inc-${only ?? 'all'}.json`, configuredCatalogOf(streams.filter((s) => !only || s.name === only), 'incremental'));
+    writeJson(
+      dir,
+      `inc-${only ?? 'all'}.json`,
+      configuredCatalogOf(
+        streams.filter((s) => !only || s.name === only),
+        'incremental'
+      )
+    );
   const read = (windowDays: number, state?: unknown, only?: string, name = 'state'): Promise<RunResult> => {
     const args = ['read', '--config', configFiles.get(windowDays) as string, '--catalog', catalogFor(only)];
     if (state !== undefined) args.push('--state', writeJson(dir, `${name}.json`, state));
@@ -54,7 +82,12 @@ describe('incremental', () => {
     }
     const results = await inBatches(checkpoints, 6, (c) => {
       const name = c.state.stream.stream_descriptor.name;
-      return read(windowDays, [c.state], name, `w${windowDays}-${name}-${Date.parse(c.state.stream.stream_state.cursor)}`);
+      return read(
+        windowDays,
+        [c.state],
+        name,
+        `w${windowDays}-${name}-${Date.parse(c.state.stream.stream_state.cursor)}`
+      );
     });
     checkpoints.forEach((c, i) => {
       const run = results[i];
@@ -63,14 +96,22 @@ describe('incremental', () => {
       expectOk(run);
       const got = records(run.messages);
       // Only records after the checkpoint...
-      expect({checkpoint: c.state.stream.stream_state.cursor, early: got.filter((r) => cursorOf(r) <= at).map(keyOf)}).toEqual({
+      expect({
+        checkpoint: c.state.stream.stream_state.cursor,
+        early: got.filter((r) => cursorOf(r) <= at).map(keyOf),
+      }).toEqual({
         checkpoint: c.state.stream.stream_state.cursor,
         early: [],
       });
       // ...and every record of read 1 after it: resuming loses nothing.
-      const expected = ofStream(records(first.messages), name).filter((r) => cursorOf(r) > at).map(keyOf);
+      const expected = ofStream(records(first.messages), name)
+        .filter((r) => cursorOf(r) > at)
+        .map(keyOf);
       const keys = new Set(got.map(keyOf));
-      expect({checkpoint: c.state.stream.stream_state.cursor, missing: expected.filter((k) => !keys.has(k))}).toEqual({checkpoint: c.state.stream.stream_state.cursor, missing: []});
+      expect({checkpoint: c.state.stream.stream_state.cursor, missing: expected.filter((k) => !keys.has(k))}).toEqual({
+        checkpoint: c.state.stream.stream_state.cursor,
+        missing: [],
+      });
       expect(got.every((r) => r.record.stream === name)).toBe(true);
       expect(ofStream(states(run.messages), name).length).toBeGreaterThan(0);
     });
@@ -87,7 +128,14 @@ describe('incremental', () => {
     });
     dir = tempDir('questback-acceptance-incremental-');
     for (const windowDays of [7, 4]) {
-      configFiles.set(windowDays, writeJson(dir, `config-${windowDays}.json`, simConfig(sim, {start_date: daysAgo(31), window_days: windowDays, max_concurrent_exports: 16})));
+      configFiles.set(
+        windowDays,
+        writeJson(
+          dir,
+          `config-${windowDays}.json`,
+          simConfig(sim, {start_date: daysAgo(31), window_days: windowDays, max_concurrent_exports: 16})
+        )
+      );
     }
     streams = catalogOf(await runConnector(['discover', '--config', configFiles.get(7) as string]));
     read1 = await read(7);
@@ -100,12 +148,19 @@ describe('incremental', () => {
   test('read 1 emits records and state', () => {
     expectOk(read1);
     for (const s of streams) {
-      expect({stream: s.name, records: ofStream(records(read1.messages), s.name).length}).toEqual({stream: s.name, records: ROWS[s.name]});
-      const cursors = ofStream(states(read1.messages), s.name).map((m) => Date.parse(m.state.stream.stream_state.cursor));
+      expect({stream: s.name, records: ofStream(records(read1.messages), s.name).length}).toEqual({
+        stream: s.name,
+        records: ROWS[s.name],
+      });
+      const cursors = ofStream(states(read1.messages), s.name).map((m) =>
+        Date.parse(m.state.stream.stream_state.cursor)
+      );
       expect(cursors.length).toBeGreaterThan(0);
       // Checkpoints move forward, and the last one covers every record emitted.
       expect(cursors.every((c, i) => i === 0 || c > cursors[i - 1])).toBe(true);
-      expect(Math.max(...ofStream(records(read1.messages), s.name).map(cursorOf))).toBeLessThanOrEqual(cursors[cursors.length - 1]);
+      expect(Math.max(...ofStream(records(read1.messages), s.name).map(cursorOf))).toBeLessThanOrEqual(
+        cursors[cursors.length - 1]
+      );
     }
   });
 
@@ -140,18 +195,28 @@ describe('incremental', () => {
         const got = ofStream(records(read2.messages), name);
         expect({stream: name, records: got.length}).toEqual({stream: name, records: added[name]});
         const state = Date.parse(s.stream.stream_state.cursor);
-        expect({stream: name, before: got.filter((r) => cursorOf(r) < state).map(keyOf)}).toEqual({stream: name, before: []});
+        expect({stream: name, before: got.filter((r) => cursorOf(r) < state).map(keyOf)}).toEqual({
+          stream: name,
+          before: [],
+        });
       }
     });
 
     test('read 2 repeats no record of read 1', () => {
       const seen = new Set(records(read1.messages).map((r) => `${r.record.stream}/${keyOf(r)}`));
-      expect(records(read2.messages).filter((r) => seen.has(`${r.record.stream}/${keyOf(r)}`)).map(keyOf)).toEqual([]);
+      expect(
+        records(read2.messages)
+          .filter((r) => seen.has(`${r.record.stream}/${keyOf(r)}`))
+          .map(keyOf)
+      ).toEqual([]);
     });
   });
 
   test('a state far in the future yields zero records and at least one STATE', async () => {
-    const future: StateInput[] = streams.map((s) => ({type: 'STREAM', stream: {stream_descriptor: {name: s.name}, stream_state: {cursor: FUTURE}}}));
+    const future: StateInput[] = streams.map((s) => ({
+      type: 'STREAM',
+      stream: {stream_descriptor: {name: s.name}, stream_state: {cursor: FUTURE}},
+    }));
     const run = await read(7, future, undefined, 'future');
     expectOk(run);
     expect(records(run.messages)).toHaveLength(0);
@@ -159,7 +224,8 @@ describe('incremental', () => {
       const own = ofStream(states(run.messages), s.name);
       expect(own.length).toBeGreaterThanOrEqual(1);
       // The state is kept, not moved back to the present.
-      for (const m of own) expect(Date.parse(m.state.stream.stream_state.cursor)).toBeGreaterThanOrEqual(Date.parse(FUTURE));
+      for (const m of own)
+        expect(Date.parse(m.state.stream.stream_state.cursor)).toBeGreaterThanOrEqual(Date.parse(FUTURE));
     }
   });
 });

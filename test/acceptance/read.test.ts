@@ -4,7 +4,18 @@
 import {ValidateFunction} from 'ajv';
 
 import {simConfig} from '../helpers/fixtures';
-import {errorTraces, records, runConnector, RunResult, StateMessage, states, statusesByStream, tempDir, TraceMessage, writeJson} from '../helpers/connector';
+import {
+  errorTraces,
+  records,
+  runConnector,
+  RunResult,
+  StateMessage,
+  states,
+  statusesByStream,
+  tempDir,
+  TraceMessage,
+  writeJson,
+} from '../helpers/connector';
 import {AirbyteMessageJson} from '../helpers/protocol';
 import {Simulator, startSimulator} from '../simulator';
 import {
@@ -52,13 +63,29 @@ describe('read', () => {
       ],
     });
     dir = tempDir('questback-acceptance-read-');
-    configFile = writeJson(dir, 'config.json', simConfig(sim, {start_date: daysAgo(31), window_days: 7, max_concurrent_exports: 16}));
+    configFile = writeJson(
+      dir,
+      'config.json',
+      simConfig(sim, {start_date: daysAgo(31), window_days: 7, max_concurrent_exports: 16})
+    );
     const discover = await runConnector(['discover', '--config', configFile]);
     streams = catalogOf(discover);
     const unknown: AirbyteStreamJson = {...streams[0], name: streamOf(UNKNOWN)};
     [result, failing] = await Promise.all([
-      runConnector(['read', '--config', configFile, '--catalog', writeJson(dir, 'full.json', configuredCatalogOf(streams, 'full_refresh'))]),
-      runConnector(['read', '--config', configFile, '--catalog', writeJson(dir, 'unknown.json', configuredCatalogOf([unknown], 'full_refresh'))]),
+      runConnector([
+        'read',
+        '--config',
+        configFile,
+        '--catalog',
+        writeJson(dir, 'full.json', configuredCatalogOf(streams, 'full_refresh')),
+      ]),
+      runConnector([
+        'read',
+        '--config',
+        configFile,
+        '--catalog',
+        writeJson(dir, 'unknown.json', configuredCatalogOf([unknown], 'full_refresh')),
+      ]),
     ]);
   });
   afterAll(async () => {
@@ -84,8 +111,16 @@ describe('read', () => {
       const validate = validators.get(stream);
       const schema = schemas.get(stream);
       if (!validate || !schema) throw new Error(`record of unconfigured stream ${stream}`);
-      expect({stream, valid: validate(data), errors: validate.errors ?? null}).toEqual({stream, valid: true, errors: null});
-      expect({stream, integers: strictIntegerProblems(line, schema), dateTimes: dateTimeProblems(data, schema)}).toEqual({stream, integers: [], dateTimes: []});
+      expect({stream, valid: validate(data), errors: validate.errors ?? null}).toEqual({
+        stream,
+        valid: true,
+        errors: null,
+      });
+      expect({
+        stream,
+        integers: strictIntegerProblems(line, schema),
+        dateTimes: dateTimeProblems(data, schema),
+      }).toEqual({stream, integers: [], dateTimes: []});
       // The connector's own fields are always there; the cursor is a date-time.
       expect(Number.isNaN(Date.parse(String(data._questback_window_end)))).toBe(false);
       expect(data._questback_quest_id).toBe(WITH_ROWS);
@@ -96,7 +131,9 @@ describe('read', () => {
     const intSchema = {type: 'object', properties: {n: {type: 'integer'}}};
     expect(strictIntegerProblems('{"type":"RECORD","record":{"data":{"n":1.0}}}', intSchema)).toHaveLength(1);
     expect(strictIntegerProblems('{"type":"RECORD","record":{"data":{"n":1}}}', intSchema)).toEqual([]);
-    expect(dateTimeProblems({t: '2024-13-45T99:00:00Z'}, {properties: {t: {type: 'string', format: 'date-time'}}})).toHaveLength(1);
+    expect(
+      dateTimeProblems({t: '2024-13-45T99:00:00Z'}, {properties: {t: {type: 'string', format: 'date-time'}}})
+    ).toHaveLength(1);
   });
 
   test('records carry no columns outside their stream schema (fail_on_extra_columns)', () => {
@@ -143,7 +180,10 @@ describe('read', () => {
       } else if (m.type === 'STATE') {
         const s = (m as unknown as StateMessage).state;
         const name = s.stream.stream_descriptor.name;
-        expect({stream: name, recordCount: s.sourceStats.recordCount}).toEqual({stream: name, recordCount: pending.get(name) ?? 0});
+        expect({stream: name, recordCount: s.sourceStats.recordCount}).toEqual({
+          stream: name,
+          recordCount: pending.get(name) ?? 0,
+        });
         pending.set(name, 0);
       }
     }
@@ -163,7 +203,9 @@ describe('read', () => {
     expect(statusesByStream(result.messages)[stream]).toEqual(['STARTED', 'RUNNING', 'COMPLETE']);
     // RUNNING comes with the first record, COMPLETE after the last record and state.
     const [started, running, complete] = streamStatusIndexes(result.messages, stream).map((s) => s.at);
-    const mine = result.messages.map((m, at) => ({m, at})).filter(({m}) => JSON.stringify(m).includes(`"${stream}"`) && (m.type === 'RECORD' || m.type === 'STATE'));
+    const mine = result.messages
+      .map((m, at) => ({m, at}))
+      .filter(({m}) => JSON.stringify(m).includes(`"${stream}"`) && (m.type === 'RECORD' || m.type === 'STATE'));
     const firstRecord = mine.find(({m}) => m.type === 'RECORD')?.at ?? -1;
     expect(started).toBeLessThan(running);
     expect(running).toBeLessThan(firstRecord);
@@ -180,7 +222,8 @@ describe('read', () => {
     expect(failing.code).not.toBeNull();
     const errors = errorTraces(failing.messages);
     expect(errors.length).toBeGreaterThanOrEqual(1);
-    for (const e of errors) expect(['config_error', 'system_error', 'transient_error']).toContain(e.trace.error?.failure_type);
+    for (const e of errors)
+      expect(['config_error', 'system_error', 'transient_error']).toContain(e.trace.error?.failure_type);
     const mine = errors.find((e) => e.trace.error?.stream_descriptor?.name === streamOf(UNKNOWN));
     expect(mine?.trace.error?.failure_type).toBe('config_error');
     expect(mine?.trace.error?.message).toContain(streamOf(UNKNOWN));
@@ -192,13 +235,23 @@ describe('read', () => {
     const invalidCatalog = {
       streams: [
         {
-          stream: {name: '__AIRBYTE__stream_that_does_not_exist', json_schema: {type: 'object', properties: {f1: {type: 'string'}}}, supported_sync_modes: ['full_refresh']},
+          stream: {
+            name: '__AIRBYTE__stream_that_does_not_exist',
+            json_schema: {type: 'object', properties: {f1: {type: 'string'}}},
+            supported_sync_modes: ['full_refresh'],
+          },
           sync_mode: 'INVALID',
           destination_sync_mode: 'INVALID',
         },
       ],
     };
-    const run = await runConnector(['read', '--config', configFile, '--catalog', writeJson(dir, 'invalid-catalog.json', invalidCatalog)]);
+    const run = await runConnector([
+      'read',
+      '--config',
+      configFile,
+      '--catalog',
+      writeJson(dir, 'invalid-catalog.json', invalidCatalog),
+    ]);
     expect(run.invalid).toEqual([]);
     expect(run.code).not.toBe(0);
     const errors = errorTraces(run.messages);

@@ -70,8 +70,15 @@ describe('spec', () => {
 
   test('secret-named properties are airbyte_secret', () => {
     // The checker itself: a secret-named string must be marked, a boolean must not be.
-    expect(isSecretName('client_secret') && isSecretName('apiToken') && isSecretName('private_key') && !isSecretName('client_id')).toBe(true);
-    expect(secretProblems({properties: {password: {type: 'string'}, use_token: {type: 'boolean', airbyte_secret: true}}})).toHaveLength(2);
+    expect(
+      isSecretName('client_secret') &&
+        isSecretName('apiToken') &&
+        isSecretName('private_key') &&
+        !isSecretName('client_id')
+    ).toBe(true);
+    expect(
+      secretProblems({properties: {password: {type: 'string'}, use_token: {type: 'boolean', airbyte_secret: true}}})
+    ).toHaveLength(2);
 
     expect(secretProblems(spec.connectionSpecification)).toEqual([]);
     const props = spec.connectionSpecification.properties as Record<string, SchemaNode>;
@@ -79,12 +86,16 @@ describe('spec', () => {
   });
 
   test('no $ref, allOf, anyOf, not, patternProperties, if/then/else', () => {
-    expect(keywordLocations({properties: {not: {type: 'string'}, a: {allOf: []}}}, FORBIDDEN)).toEqual(['/properties/a/allOf']);
+    expect(keywordLocations({properties: {not: {type: 'string'}, a: {allOf: []}}}, FORBIDDEN)).toEqual([
+      '/properties/a/allOf',
+    ]);
     expect(keywordLocations(spec.connectionSpecification, FORBIDDEN)).toEqual([]);
   });
 
   test('type arrays are only [T, "null"]', () => {
-    expect(typeArrayProblems({properties: {a: {type: ['string', 'integer']}, b: {type: ['null', 'string']}}})).toHaveLength(1);
+    expect(
+      typeArrayProblems({properties: {a: {type: ['string', 'integer']}, b: {type: ['null', 'string']}}})
+    ).toHaveLength(1);
     expect(typeArrayProblems(spec.connectionSpecification)).toEqual([]);
   });
 

@@ -89,7 +89,17 @@ export function removeDir(dir: string | undefined): void {
 
 const SCHEMA_MAPS = new Set(['properties', 'patternProperties', 'definitions', '$defs', 'dependencies']);
 const SCHEMA_LISTS = new Set(['allOf', 'anyOf', 'oneOf', 'items']);
-const SCHEMA_VALUES = new Set(['items', 'additionalItems', 'additionalProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames']);
+const SCHEMA_VALUES = new Set([
+  'items',
+  'additionalItems',
+  'additionalProperties',
+  'not',
+  'if',
+  'then',
+  'else',
+  'contains',
+  'propertyNames',
+]);
 
 /** A readable JSON-pointer of a schema location, e.g. /properties/quest_ids/items. */
 export function pointer(at: readonly string[]): string {
@@ -130,7 +140,8 @@ export function typeArrayProblems(schema: unknown): string[] {
     const type = node.type;
     if (!Array.isArray(type)) return;
     const others = type.filter((t) => t !== 'null');
-    if (type.length !== 2 || others.length !== 1 || typeof others[0] !== 'string') found.push(`${pointer([...at, 'type'])} = ${JSON.stringify(type)}`);
+    if (type.length !== 2 || others.length !== 1 || typeof others[0] !== 'string')
+      found.push(`${pointer([...at, 'type'])} = ${JSON.stringify(type)}`);
   });
   return found;
 }
@@ -163,13 +174,16 @@ export function oneOfProblems(schema: unknown): string[] {
     });
     if (props.some((p) => !p)) return;
     const defined = props as Record<string, unknown>[];
-    const common = Object.keys(defined[0]).filter((name) => defined.every((p) => isObject(p[name]) && 'const' in (p[name] as SchemaNode)));
+    const common = Object.keys(defined[0]).filter((name) =>
+      defined.every((p) => isObject(p[name]) && 'const' in (p[name] as SchemaNode))
+    );
     if (common.length === 0) {
       found.push(`${where} variants share no property with a const`);
       return;
     }
     const consts = defined.map((p) => JSON.stringify((p[common[0]] as SchemaNode).const));
-    if (new Set(consts).size !== consts.length) found.push(`${where} variants repeat a const of ${common[0]}: ${consts.join(', ')}`);
+    if (new Set(consts).size !== consts.length)
+      found.push(`${where} variants repeat a const of ${common[0]}: ${consts.join(', ')}`);
   });
   return found;
 }
@@ -198,7 +212,8 @@ export function groupProblems(connectionSpecification: SchemaNode): string[] {
   const used = new Map<string, string>();
   walkSchema(connectionSpecification, (node, at) => {
     if ('group' in node && at.length > 0) {
-      if (typeof node.group !== 'string' || node.group === '') found.push(`${pointer([...at, 'group'])} is not a group id`);
+      if (typeof node.group !== 'string' || node.group === '')
+        found.push(`${pointer([...at, 'group'])} is not a group id`);
       else used.set(node.group, pointer(at));
     }
   });
@@ -213,7 +228,8 @@ export function groupProblems(connectionSpecification: SchemaNode): string[] {
     if (!isObject(g) || typeof g.id !== 'string' || g.id === '') found.push(`/groups/${i} has no id`);
     else if (ids.has(g.id)) found.push(`/groups/${i} repeats id ${g.id}`);
     else ids.add(g.id);
-    if (isObject(g) && g.title !== undefined && typeof g.title !== 'string') found.push(`/groups/${i} title is not a string`);
+    if (isObject(g) && g.title !== undefined && typeof g.title !== 'string')
+      found.push(`/groups/${i} title is not a string`);
   });
   for (const [id, where] of used) if (!ids.has(id)) found.push(`${where} names undeclared group ${id}`);
   for (const id of ids) if (![...used.keys()].includes(id)) found.push(`group ${id} is declared but unused`);
@@ -221,7 +237,19 @@ export function groupProblems(connectionSpecification: SchemaNode): string[] {
 }
 
 /** Words that make a property name a secret's name, as CAT's secret check reads them. */
-const SECRET_WORDS = new Set(['secret', 'password', 'passwd', 'token', 'key', 'apikey', 'credential', 'credentials', 'jwt', 'certificate', 'private']);
+const SECRET_WORDS = new Set([
+  'secret',
+  'password',
+  'passwd',
+  'token',
+  'key',
+  'apikey',
+  'credential',
+  'credentials',
+  'jwt',
+  'certificate',
+  'private',
+]);
 
 export function isSecretName(name: string): boolean {
   const words = name
@@ -241,9 +269,14 @@ export function secretProblems(schema: unknown): string[] {
       if (!isObject(child)) continue;
       const where = pointer([...at, 'properties', name]);
       const types = Array.isArray(child.type) ? child.type : [child.type];
-      const canHoldSecret = (child.type === undefined || types.includes('string')) && !('const' in child) && !('enum' in child);
-      if (child.airbyte_secret === true && !canHoldSecret) found.push(`${where} is marked airbyte_secret but cannot hold a secret (${JSON.stringify(child.type ?? child.const)})`);
-      if (isSecretName(name) && canHoldSecret && child.airbyte_secret !== true) found.push(`${where} is named like a secret but is not airbyte_secret`);
+      const canHoldSecret =
+        (child.type === undefined || types.includes('string')) && !('const' in child) && !('enum' in child);
+      if (child.airbyte_secret === true && !canHoldSecret)
+        found.push(
+          `${where} is marked airbyte_secret but cannot hold a secret (${JSON.stringify(child.type ?? child.const)})`
+        );
+      if (isSecretName(name) && canHoldSecret && child.airbyte_secret !== true)
+        found.push(`${where} is named like a secret but is not airbyte_secret`);
     }
   });
   return found;
@@ -386,7 +419,8 @@ const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}
 export function dateTimeProblems(data: unknown, schema: SchemaNode, at: string[] = []): string[] {
   const found: string[] = [];
   if (schema.format === 'date-time' && typeof data === 'string') {
-    if (!RFC3339.test(data) || Number.isNaN(Date.parse(data))) found.push(`${pointer(at)} = ${JSON.stringify(data)} is not a date-time`);
+    if (!RFC3339.test(data) || Number.isNaN(Date.parse(data)))
+      found.push(`${pointer(at)} = ${JSON.stringify(data)} is not a date-time`);
   }
   if (isObject(data)) {
     for (const [key, value] of Object.entries(data)) {
@@ -403,12 +437,18 @@ export function dateTimeProblems(data: unknown, schema: SchemaNode, at: string[]
 // Connector output
 
 export function catalogOf(result: RunResult): AirbyteStreamJson[] {
-  const catalogs = result.messages.filter((m) => m.type === 'CATALOG') as unknown as {catalog: {streams: AirbyteStreamJson[]}}[];
-  if (catalogs.length !== 1) throw new Error(`discover printed ${catalogs.length} CATALOG messages; stderr: ${result.stderr.slice(0, 500)}`);
+  const catalogs = result.messages.filter((m) => m.type === 'CATALOG') as unknown as {
+    catalog: {streams: AirbyteStreamJson[]};
+  }[];
+  if (catalogs.length !== 1)
+    throw new Error(`discover printed ${catalogs.length} CATALOG messages; stderr: ${result.stderr.slice(0, 500)}`);
   return catalogs[0].catalog.streams;
 }
 
-export function configuredCatalogOf(streams: AirbyteStreamJson[], mode: 'full_refresh' | 'incremental'): ConfiguredCatalogJson {
+export function configuredCatalogOf(
+  streams: AirbyteStreamJson[],
+  mode: 'full_refresh' | 'incremental'
+): ConfiguredCatalogJson {
   return {
     streams: streams.map((stream) =>
       mode === 'incremental'

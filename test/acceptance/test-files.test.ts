@@ -32,8 +32,10 @@ interface SpecJson {
 }
 
 const GROUPS = ['spec', 'connection', 'discovery', 'basic_read', 'full_refresh', 'incremental'];
-const CATALOGS = {full_refresh: 'test_files/configured_catalog_full.json', incremental: 'test_files/configured_catalog_incremental.json'} as const;
-
+const CATALOGS = {
+  full_refresh: 'test_files/configured_catalog_full.json',
+  incremental: 'test_files/configured_catalog_incremental.json',
+} as const;
 
 /** These need the official protocol schema, which lives beside the project (../shared) when present. */
 const withProtocolSchema = fs.existsSync(PROTOCOL_FILE) ? test : test.skip;
@@ -51,7 +53,14 @@ describe('test_files and acceptance-test-config.yml', () => {
   beforeAll(async () => {
     sim = await startSimulator({exportDurationMs: 20});
     dir = tempDir('questback-acceptance-files-');
-    simSample = {...sample, client_id: sim.clientId, client_secret: sim.clientSecret, api_url: sim.apiUrl, auth_url: sim.authUrl, settle_seconds: 0};
+    simSample = {
+      ...sample,
+      client_id: sim.clientId,
+      client_secret: sim.clientSecret,
+      api_url: sim.apiUrl,
+      auth_url: sim.authUrl,
+      settle_seconds: 0,
+    };
   });
   afterAll(async () => {
     await sim.close();
@@ -80,7 +89,9 @@ describe('test_files and acceptance-test-config.yml', () => {
     const result = await runConnector(['check', '--config', path.join(ROOT, 'test_files', 'invalid_config.json')]);
     expect(result.invalid).toEqual([]);
     expect(result.code).toBe(0);
-    const statuses = result.messages.filter((m) => m.type === 'CONNECTION_STATUS') as unknown as {connectionStatus: {status: string; message?: string}}[];
+    const statuses = result.messages.filter((m) => m.type === 'CONNECTION_STATUS') as unknown as {
+      connectionStatus: {status: string; message?: string};
+    }[];
     expect(statuses).toHaveLength(1);
     expect(statuses[0].connectionStatus.status).toBe('FAILED');
     expect(statuses[0].connectionStatus.message).toMatch(/client_secret|quest_ids/);
@@ -97,14 +108,16 @@ describe('test_files and acceptance-test-config.yml', () => {
           expect(s.cursor_field).toEqual(s.stream.default_cursor_field);
           expect(s.cursor_field).toEqual(['_questback_window_end']);
         }
-        if (s.destination_sync_mode === 'append_dedup') expect(s.primary_key).toEqual(s.stream.source_defined_primary_key);
+        if (s.destination_sync_mode === 'append_dedup')
+          expect(s.primary_key).toEqual(s.stream.source_defined_primary_key);
       }
     }
   });
 
   test("catalog stream names match the sample config's quest ids", () => {
     const expected = (sample.quest_ids as string[]).map(streamOf);
-    for (const file of Object.values(CATALOGS)) expect(readJson<ConfiguredCatalogJson>(file).streams.map((s) => s.stream.name)).toEqual(expected);
+    for (const file of Object.values(CATALOGS))
+      expect(readJson<ConfiguredCatalogJson>(file).streams.map((s) => s.stream.name)).toEqual(expected);
     expect(expected).toEqual(DEFAULT_QUEST_IDS.map(streamOf));
   });
 
@@ -113,7 +126,8 @@ describe('test_files and acceptance-test-config.yml', () => {
     expect(result.invalid).toEqual([]);
     expect({code: result.code, summary: result.code === 0 ? '' : summary(result)}).toEqual({code: 0, summary: ''});
     const discovered: AirbyteStreamJson[] = catalogOf(result);
-    for (const file of Object.values(CATALOGS)) expect(readJson<ConfiguredCatalogJson>(file).streams.map((s) => s.stream)).toEqual(discovered);
+    for (const file of Object.values(CATALOGS))
+      expect(readJson<ConfiguredCatalogJson>(file).streams.map((s) => s.stream)).toEqual(discovered);
   });
 
   withProtocolSchema('abnormal_state.json parses as per-stream state, in the future, for every catalog stream', () => {
@@ -147,9 +161,12 @@ describe('test_files and acceptance-test-config.yml', () => {
   test('abnormal_state.json yields zero records and a STATE per stream', async () => {
     const result: RunResult = await runConnector([
       'read',
-      '--config', writeJson(dir, 'sample-on-sim-read.json', simSample),
-      '--catalog', path.join(ROOT, CATALOGS.incremental),
-      '--state', path.join(ROOT, 'test_files', 'abnormal_state.json'),
+      '--config',
+      writeJson(dir, 'sample-on-sim-read.json', simSample),
+      '--catalog',
+      path.join(ROOT, CATALOGS.incremental),
+      '--state',
+      path.join(ROOT, 'test_files', 'abnormal_state.json'),
     ]);
     expect(result.invalid).toEqual([]);
     expect({code: result.code, summary: result.code === 0 ? '' : summary(result)}).toEqual({code: 0, summary: ''});
@@ -160,7 +177,8 @@ describe('test_files and acceptance-test-config.yml', () => {
 
   test('acceptance-test-config.yml declares all six groups at high strictness, with files that exist', () => {
     const config = yaml.load(fs.readFileSync(path.join(ROOT, 'acceptance-test-config.yml'), 'utf8'));
-    if (!isObject(config) || !isObject(config.acceptance_tests)) throw new Error('acceptance-test-config.yml has no acceptance_tests');
+    if (!isObject(config) || !isObject(config.acceptance_tests))
+      throw new Error('acceptance-test-config.yml has no acceptance_tests');
     expect(config.connector_image).toBe('airbyte/source-questback:dev');
     expect(config.test_strictness_level).toBe('high');
     const groups = config.acceptance_tests;
@@ -174,23 +192,40 @@ describe('test_files and acceptance-test-config.yml', () => {
       for (const t of group.tests) {
         if (!isObject(t)) throw new Error(`a test of ${name} is not an object`);
         expect({group: name, config: t.config_path}).toEqual({group: name, config: expect.any(String)});
-        for (const value of [t.config_path, t.spec_path, t.configured_catalog_path, isObject(t.future_state) ? t.future_state.future_state_path : undefined]) {
+        for (const value of [
+          t.config_path,
+          t.spec_path,
+          t.configured_catalog_path,
+          isObject(t.future_state) ? t.future_state.future_state_path : undefined,
+        ]) {
           if (typeof value === 'string') paths.push(value);
         }
         // Only expect_records may be bypassed (the records are the customer's).
         if (isObject(t.expect_records)) expect(typeof t.expect_records.bypass_reason).toBe('string');
         // At high strictness CAT refuses a custom catalog for basic_read and needs a future state.
         if (name === 'basic_read') expect(t.configured_catalog_path).toBeUndefined();
-        if (name === 'incremental') expect(isObject(t.future_state) && typeof t.future_state.future_state_path).toBe('string');
+        if (name === 'incremental')
+          expect(isObject(t.future_state) && typeof t.future_state.future_state_path).toBe('string');
       }
     }
     const local = [...new Set(paths)].filter((p) => !p.startsWith('secrets/'));
-    expect(local.sort()).toEqual(['resources/spec.json', CATALOGS.full_refresh, CATALOGS.incremental, 'test_files/abnormal_state.json', 'test_files/invalid_config.json'].sort());
-    for (const p of local) expect({path: p, exists: fs.existsSync(path.join(ROOT, p))}).toEqual({path: p, exists: true});
+    expect(local.sort()).toEqual(
+      [
+        'resources/spec.json',
+        CATALOGS.full_refresh,
+        CATALOGS.incremental,
+        'test_files/abnormal_state.json',
+        'test_files/invalid_config.json',
+      ].sort()
+    );
+    for (const p of local)
+      expect({path: p, exists: fs.existsSync(path.join(ROOT, p))}).toEqual({path: p, exists: true});
     expect([...new Set(paths)].filter((p) => p.startsWith('secrets/'))).toEqual(['secrets/config.json']);
     // ignored_fields name streams that exist.
     const streamNames = readJson<ConfiguredCatalogJson>(CATALOGS.full_refresh).streams.map((s) => s.stream.name);
     const fullRefresh = (groups.full_refresh as {tests: Record<string, unknown>[]}).tests;
-    for (const t of fullRefresh) if (isObject(t.ignored_fields)) for (const name of Object.keys(t.ignored_fields)) expect(streamNames).toContain(name);
+    for (const t of fullRefresh)
+      if (isObject(t.ignored_fields))
+        for (const name of Object.keys(t.ignored_fields)) expect(streamNames).toContain(name);
   });
 });

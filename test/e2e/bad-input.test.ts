@@ -1,5 +1,14 @@
 import {configuredCatalog, simConfig, streamOf} from '../helpers/fixtures';
-import {errorTraces, records, runConnector, states, statusesByStream, tempDir, writeJson, RunResult} from '../helpers/connector';
+import {
+  errorTraces,
+  records,
+  runConnector,
+  states,
+  statusesByStream,
+  tempDir,
+  writeJson,
+  RunResult,
+} from '../helpers/connector';
 import {Corruption, Simulator, startSimulator} from '../simulator';
 
 const GOOD = 'c0c0c0c0-0000-4000-8000-000000000001';
@@ -22,11 +31,20 @@ beforeAll(async () => {
     exportDurationMs: 60,
     quests: [
       {id: GOOD, rows: 8, firstCreatedAt: new Date(Date.now() - 3 * 86_400_000).toISOString()},
-      ...Object.entries(CORRUPT).map(([corruption, id]) => ({id, rows: 8, corruption: corruption as Corruption, firstCreatedAt: new Date(Date.now() - 3 * 86_400_000).toISOString()})),
+      ...Object.entries(CORRUPT).map(([corruption, id]) => ({
+        id,
+        rows: 8,
+        corruption: corruption as Corruption,
+        firstCreatedAt: new Date(Date.now() - 3 * 86_400_000).toISOString(),
+      })),
     ],
   });
   dir = tempDir();
-  const discover = await runConnector(['discover', '--config', writeJson(dir, 'good.json', simConfig(sim, {quest_ids: [GOOD]}))]);
+  const discover = await runConnector([
+    'discover',
+    '--config',
+    writeJson(dir, 'good.json', simConfig(sim, {quest_ids: [GOOD]})),
+  ]);
   CATALOG_OF_GOOD.value = configuredCatalog(discover.messages, 'incremental');
 });
 afterAll(() => sim.close());
@@ -50,41 +68,180 @@ interface Case {
 
 const future = new Date(Date.now() + 86_400_000).toISOString();
 const CASES: Case[] = [
-  {name: 'missing client_id', config: {client_id: undefined}, type: 'config_error', message: /'client_id' is required\. Ask your Questback account owner/, offline: true},
-  {name: 'client_secret of the wrong type', config: {client_secret: 12345}, type: 'config_error', message: /'client_secret' must be a string, got number/, offline: true},
-  {name: 'a quest id that is not a UUID', config: {quest_ids: ['survey-42']}, type: 'config_error', message: /quest_ids\[0\] is not a quest id \(a UUID/, offline: true},
-  {name: 'a quest id listed twice', config: {quest_ids: [GOOD, GOOD.toUpperCase()]}, type: 'config_error', message: /listed twice/, offline: true},
-  {name: 'no quest ids', config: {quest_ids: []}, type: 'config_error', message: /'quest_ids' must name at least one quest/, offline: true},
-  {name: 'an unparsable start_date', config: {start_date: '01/02/2024'}, type: 'config_error', message: /'start_date' must be an ISO 8601 UTC date-time like 2024-01-01T00:00:00Z, got "01\/02\/2024"/, offline: true},
-  {name: 'a start_date in the future', config: {start_date: future}, type: 'config_error', message: /'start_date' .* lies in the future/, offline: true},
-  {name: 'plain http to a host that is not loopback', config: {api_url: 'http://api.questback.com'}, type: 'config_error', message: /'api_url' must use https:\/\//, offline: true},
-  {name: 'a project id that is not numeric', config: {project_id: 'my-project'}, type: 'config_error', message: /'project_id' must be digits only/, offline: true},
-  {name: 'a window of zero days', config: {window_days: 0}, type: 'config_error', message: /'window_days' must be a whole number of days from 1 to 3650, got 0/, offline: true},
-  {name: 'an unknown separator', config: {field_separator: 'COLON'}, type: 'config_error', message: /'field_separator' must be one of PIPE, COMMA, SEMICOLON, TAB/, offline: true},
-  {name: 'a config file that is not JSON', config: '{"client_id": ', type: 'config_error', message: /The config file .* is not valid JSON/, offline: true},
-  {name: 'a catalog file that is not JSON', catalog: 'streams:', type: 'config_error', message: /The catalog file .* is not valid JSON/, offline: true},
-  {name: 'a state file that is not JSON', state: '[{', type: 'config_error', message: /The state file .* is not valid JSON/, offline: true},
-  {name: 'a compressed state of an older build', state: {format: 'base64/gzip', data: 'H4sIAAAAAAAAA6uuBQBDv6ajAgAAAA=='}, type: 'config_error', message: /compressed format of an older connector build.*Reset the connection's state/, offline: true},
-  {name: 'a state whose cursor is not a timestamp', state: [{type: 'STREAM', stream: {stream_descriptor: {name: streamOf(GOOD)}, stream_state: {cursor: 'yesterday'}}}], type: 'config_error', message: /cursor of stream .* is not an ISO 8601 UTC timestamp: "yesterday"/, offline: true},
-  {name: 'a LEGACY-typed state entry', state: [{type: 'LEGACY', data: {}}], type: 'config_error', message: /has type "LEGACY"; this connector keeps per-stream \(STREAM\) state/, offline: true},
-  {name: 'an export setting the service rejects (400 with errors map)', config: {value_type: 'BOGUS'}, type: 'config_error', message: /HTTP 400 .*validation errors: settings\.valueType: .*traceId/},
-  {name: 'credentials the token service rejects (401)', config: {client_secret: 'not-the-secret'}, type: 'config_error', message: /token service rejected the API client.*HTTP 401.*Check client_id and client_secret/},
-  {name: 'an HTML page instead of the CSV', catalog: 'html-body', type: 'transient_error', message: /returned an HTML page instead of CSV/},
-  {name: 'an unterminated quote in the CSV', catalog: 'unterminated-quote', type: 'transient_error', message: /is not valid CSV: Quote not closed.* on line \d+/},
-  {name: 'a row with the wrong number of cells', catalog: 'ragged-row', type: 'transient_error', message: /is not valid CSV: Wrong number of cells: expected \d+ like the header, got \d+ on line \d+/},
+  {
+    name: 'missing client_id',
+    config: {client_id: undefined},
+    type: 'config_error',
+    message: /'client_id' is required\. Ask your Questback account owner/,
+    offline: true,
+  },
+  {
+    name: 'client_secret of the wrong type',
+    config: {client_secret: 12345},
+    type: 'config_error',
+    message: /'client_secret' must be a string, got number/,
+    offline: true,
+  },
+  {
+    name: 'a quest id that is not a UUID',
+    config: {quest_ids: ['survey-42']},
+    type: 'config_error',
+    message: /quest_ids\[0\] is not a quest id \(a UUID/,
+    offline: true,
+  },
+  {
+    name: 'a quest id listed twice',
+    config: {quest_ids: [GOOD, GOOD.toUpperCase()]},
+    type: 'config_error',
+    message: /listed twice/,
+    offline: true,
+  },
+  {
+    name: 'no quest ids',
+    config: {quest_ids: []},
+    type: 'config_error',
+    message: /'quest_ids' must name at least one quest/,
+    offline: true,
+  },
+  {
+    name: 'an unparsable start_date',
+    config: {start_date: '01/02/2024'},
+    type: 'config_error',
+    message: /'start_date' must be an ISO 8601 UTC date-time like 2024-01-01T00:00:00Z, got "01\/02\/2024"/,
+    offline: true,
+  },
+  {
+    name: 'a start_date in the future',
+    config: {start_date: future},
+    type: 'config_error',
+    message: /'start_date' .* lies in the future/,
+    offline: true,
+  },
+  {
+    name: 'plain http to a host that is not loopback',
+    config: {api_url: 'http://api.questback.com'},
+    type: 'config_error',
+    message: /'api_url' must use https:\/\//,
+    offline: true,
+  },
+  {
+    name: 'a project id that is not numeric',
+    config: {project_id: 'my-project'},
+    type: 'config_error',
+    message: /'project_id' must be digits only/,
+    offline: true,
+  },
+  {
+    name: 'a window of zero days',
+    config: {window_days: 0},
+    type: 'config_error',
+    message: /'window_days' must be a whole number of days from 1 to 3650, got 0/,
+    offline: true,
+  },
+  {
+    name: 'an unknown separator',
+    config: {field_separator: 'COLON'},
+    type: 'config_error',
+    message: /'field_separator' must be one of PIPE, COMMA, SEMICOLON, TAB/,
+    offline: true,
+  },
+  {
+    name: 'a config file that is not JSON',
+    config: '{"client_id": ',
+    type: 'config_error',
+    message: /The config file .* is not valid JSON/,
+    offline: true,
+  },
+  {
+    name: 'a catalog file that is not JSON',
+    catalog: 'streams:',
+    type: 'config_error',
+    message: /The catalog file .* is not valid JSON/,
+    offline: true,
+  },
+  {
+    name: 'a state file that is not JSON',
+    state: '[{',
+    type: 'config_error',
+    message: /The state file .* is not valid JSON/,
+    offline: true,
+  },
+  {
+    name: 'a compressed state of an older build',
+    state: {format: 'base64/gzip', data: 'H4sIAAAAAAAAA6uuBQBDv6ajAgAAAA=='},
+    type: 'config_error',
+    message: /compressed format of an older connector build.*Reset the connection's state/,
+    offline: true,
+  },
+  {
+    name: 'a state whose cursor is not a timestamp',
+    state: [{type: 'STREAM', stream: {stream_descriptor: {name: streamOf(GOOD)}, stream_state: {cursor: 'yesterday'}}}],
+    type: 'config_error',
+    message: /cursor of stream .* is not an ISO 8601 UTC timestamp: "yesterday"/,
+    offline: true,
+  },
+  {
+    name: 'a LEGACY-typed state entry',
+    state: [{type: 'LEGACY', data: {}}],
+    type: 'config_error',
+    message: /has type "LEGACY"; this connector keeps per-stream \(STREAM\) state/,
+    offline: true,
+  },
+  {
+    name: 'an export setting the service rejects (400 with errors map)',
+    config: {value_type: 'BOGUS'},
+    type: 'config_error',
+    message: /HTTP 400 .*validation errors: settings\.valueType: .*traceId/,
+  },
+  {
+    name: 'credentials the token service rejects (401)',
+    config: {client_secret: 'not-the-secret'},
+    type: 'config_error',
+    message: /token service rejected the API client.*HTTP 401.*Check client_id and client_secret/,
+  },
+  {
+    name: 'an HTML page instead of the CSV',
+    catalog: 'html-body',
+    type: 'transient_error',
+    message: /returned an HTML page instead of CSV/,
+  },
+  {
+    name: 'an unterminated quote in the CSV',
+    catalog: 'unterminated-quote',
+    type: 'transient_error',
+    message: /is not valid CSV: Quote not closed.* on line \d+/,
+  },
+  {
+    name: 'a row with the wrong number of cells',
+    catalog: 'ragged-row',
+    type: 'transient_error',
+    message: /is not valid CSV: Wrong number of cells: expected \d+ like the header, got \d+ on line \d+/,
+  },
   {name: 'a file without a header row', catalog: 'no-header', type: 'transient_error', message: /has no header row/},
 ];
 
 async function readWith(c: Case, i: number): Promise<RunResult> {
-  const configValue = typeof c.config === 'string' ? c.config : {...simConfig(sim, {quest_ids: [GOOD]}), ...(c.config ?? {})};
-  if (typeof configValue === 'object') for (const k of Object.keys(configValue)) if (configValue[k] === undefined) delete configValue[k];
+  const configValue =
+    typeof c.config === 'string' ? c.config : {...simConfig(sim, {quest_ids: [GOOD]}), ...(c.config ?? {})};
+  if (typeof configValue === 'object')
+    for (const k of Object.keys(configValue)) if (configValue[k] === undefined) delete configValue[k];
   const quest = typeof c.catalog === 'string' && c.catalog in CORRUPT ? CORRUPT[c.catalog as Corruption] : GOOD;
   const catalogValue = typeof c.catalog === 'string' && !(c.catalog in CORRUPT) ? c.catalog : catalogFor(quest);
   if (typeof configValue === 'object' && quest !== GOOD) {
     // One window, so the broken file is the only one.
-    Object.assign(configValue, {quest_ids: [quest], start_date: new Date(Date.now() - 4 * 86_400_000).toISOString(), window_days: 30});
+    Object.assign(configValue, {
+      quest_ids: [quest],
+      start_date: new Date(Date.now() - 4 * 86_400_000).toISOString(),
+      window_days: 30,
+    });
   }
-  const args = ['read', '--config', writeJson(dir, `c${i}.json`, configValue), '--catalog', writeJson(dir, `k${i}.json`, catalogValue)];
+  const args = [
+    'read',
+    '--config',
+    writeJson(dir, `c${i}.json`, configValue),
+    '--catalog',
+    writeJson(dir, `k${i}.json`, catalogValue),
+  ];
   if (c.state !== undefined) args.push('--state', writeJson(dir, `s${i}.json`, c.state));
   return runConnector(args);
 }
@@ -109,9 +266,16 @@ describe('bad input gets one clear error of the right type', () => {
 
   test('check reports a bad config as one FAILED status without calling the service', async () => {
     const before = sim.requests().length;
-    const result = await runConnector(['check', '--config', writeJson(dir, 'check-bad.json', {...simConfig(sim), start_date: 'soon'})]);
+    const result = await runConnector([
+      'check',
+      '--config',
+      writeJson(dir, 'check-bad.json', {...simConfig(sim), start_date: 'soon'}),
+    ]);
     expect(result.messages.filter((m) => m.type === 'CONNECTION_STATUS')).toEqual([
-      {type: 'CONNECTION_STATUS', connectionStatus: {status: 'FAILED', message: expect.stringMatching(/'start_date' must be an ISO 8601/)}},
+      {
+        type: 'CONNECTION_STATUS',
+        connectionStatus: {status: 'FAILED', message: expect.stringMatching(/'start_date' must be an ISO 8601/)},
+      },
     ]);
     expect(result.code).toBe(0);
     expect(sim.requests().length).toBe(before);
@@ -120,8 +284,11 @@ describe('bad input gets one clear error of the right type', () => {
   test('a header with a repeated name keeps both columns, the repeat renamed, and says so', async () => {
     const quest = CORRUPT['duplicate-header'];
     const result = await runConnector([
-      'read', '--config', writeJson(dir, 'dup.json', simConfig(sim, {quest_ids: [quest]})),
-      '--catalog', writeJson(dir, 'dup-cat.json', catalogFor(quest)),
+      'read',
+      '--config',
+      writeJson(dir, 'dup.json', simConfig(sim, {quest_ids: [quest]})),
+      '--catalog',
+      writeJson(dir, 'dup-cat.json', catalogFor(quest)),
     ]);
     expect(result.code).toBe(0);
     const {header, rows} = sim.groundTruth(quest);
@@ -136,8 +303,11 @@ describe('bad input gets one clear error of the right type', () => {
   test('an empty 200 body is an empty window, not an error', async () => {
     const quest = CORRUPT['empty-body'];
     const result = await runConnector([
-      'read', '--config', writeJson(dir, 'empty.json', simConfig(sim, {quest_ids: [quest]})),
-      '--catalog', writeJson(dir, 'empty-cat.json', catalogFor(quest)),
+      'read',
+      '--config',
+      writeJson(dir, 'empty.json', simConfig(sim, {quest_ids: [quest]})),
+      '--catalog',
+      writeJson(dir, 'empty-cat.json', catalogFor(quest)),
     ]);
     expect(result.code).toBe(0);
     expect(records(result.messages)).toHaveLength(0);

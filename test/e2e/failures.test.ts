@@ -7,7 +7,9 @@ const FORBIDDEN = 'f0f0f0f0-1e1e-4d2d-9c3c-4b4b4b4b4b4b';
 const UNKNOWN = '99999999-8888-4777-a666-555555555555';
 
 function connectionStatus(messages: {type: string}[]): {status: string; message?: string} {
-  const statuses = messages.filter((m) => m.type === 'CONNECTION_STATUS') as unknown as {connectionStatus: {status: string; message?: string}}[];
+  const statuses = messages.filter((m) => m.type === 'CONNECTION_STATUS') as unknown as {
+    connectionStatus: {status: string; message?: string};
+  }[];
   expect(statuses).toHaveLength(1);
   return statuses[0].connectionStatus;
 }
@@ -41,7 +43,11 @@ describe('failures a user can cause or meet', () => {
   });
 
   test('check with an unknown quest names it and says to check the id', async () => {
-    const result = await runConnector(['check', '--config', writeJson(dir, 'unknown.json', simConfig(sim, {quest_ids: [GOOD, UNKNOWN]}))]);
+    const result = await runConnector([
+      'check',
+      '--config',
+      writeJson(dir, 'unknown.json', simConfig(sim, {quest_ids: [GOOD, UNKNOWN]})),
+    ]);
     const status = connectionStatus(result.messages);
     expect(status.status).toBe('FAILED');
     expect(status.message).toContain(`Quest ${UNKNOWN} was not found: check the id in quest_ids`);
@@ -49,7 +55,11 @@ describe('failures a user can cause or meet', () => {
   });
 
   test('check with a quest the client may not read names it and says who can grant access', async () => {
-    const result = await runConnector(['check', '--config', writeJson(dir, 'forbidden.json', simConfig(sim, {quest_ids: [GOOD, FORBIDDEN]}))]);
+    const result = await runConnector([
+      'check',
+      '--config',
+      writeJson(dir, 'forbidden.json', simConfig(sim, {quest_ids: [GOOD, FORBIDDEN]})),
+    ]);
     const status = connectionStatus(result.messages);
     expect(status.status).toBe('FAILED');
     expect(status.message).toContain(`HTTP 403`);
@@ -60,11 +70,21 @@ describe('failures a user can cause or meet', () => {
   test('a read where one quest fails still syncs the other, names the failed stream, and exits non-zero', async () => {
     const config = simConfig(sim, {quest_ids: [GOOD, FORBIDDEN]});
     const configFile = writeJson(dir, 'mixed.json', config);
-    const discover = await runConnector(['discover', '--config', writeJson(dir, 'good-only.json', simConfig(sim, {quest_ids: [GOOD]}))]);
+    const discover = await runConnector([
+      'discover',
+      '--config',
+      writeJson(dir, 'good-only.json', simConfig(sim, {quest_ids: [GOOD]})),
+    ]);
     const catalog = configuredCatalog(discover.messages, 'incremental') as {streams: {stream: {name: string}}[]};
     // The forbidden stream first: its failure must not stop the good one after it.
     catalog.streams.unshift({...catalog.streams[0], stream: {...catalog.streams[0].stream, name: streamOf(FORBIDDEN)}});
-    const result = await runConnector(['read', '--config', configFile, '--catalog', writeJson(dir, 'mixed-catalog.json', catalog)]);
+    const result = await runConnector([
+      'read',
+      '--config',
+      configFile,
+      '--catalog',
+      writeJson(dir, 'mixed-catalog.json', catalog),
+    ]);
     expect(result.invalid).toEqual([]);
     expect(result.code).not.toBe(0);
     expect(records(result.messages).map((r) => r.record.stream)).toEqual(Array(12).fill(streamOf(GOOD)));

@@ -3,7 +3,14 @@ import {runConnector, stateFile, tempDir, writeJson, RecordMessage, StateMessage
 import {AirbyteMessageJson} from '../helpers/protocol';
 import {Simulator, startSimulator} from '../simulator';
 
-const SETTINGS = {exportType: 'CSV', valueType: 'ORDER_NUMBER', expandMultipleChoiceToColumns: false, includeRespondentInformation: false, fieldSeparator: 'PIPE', showOtherAsText: false};
+const SETTINGS = {
+  exportType: 'CSV',
+  valueType: 'ORDER_NUMBER',
+  expandMultipleChoiceToColumns: false,
+  includeRespondentInformation: false,
+  fieldSeparator: 'PIPE',
+  showOtherAsText: false,
+};
 
 /**
  * Records a destination keeps: Airbyte commits a stream's records when a STATE of that stream
@@ -35,8 +42,17 @@ describe('under injected faults', () => {
       exportDurationMs: 120,
       tokenLifetimeSeconds: 3,
       quests: [
-        {id: 'aaaaaaaa-0000-4000-8000-000000000001', rows: 90, firstCreatedAt: new Date(Date.now() - 24 * 86_400_000).toISOString()},
-        {id: 'bbbbbbbb-0000-4000-8000-000000000002', rows: 70, columns: 9, firstCreatedAt: new Date(Date.now() - 16 * 86_400_000).toISOString()},
+        {
+          id: 'aaaaaaaa-0000-4000-8000-000000000001',
+          rows: 90,
+          firstCreatedAt: new Date(Date.now() - 24 * 86_400_000).toISOString(),
+        },
+        {
+          id: 'bbbbbbbb-0000-4000-8000-000000000002',
+          rows: 70,
+          columns: 9,
+          firstCreatedAt: new Date(Date.now() - 16 * 86_400_000).toISOString(),
+        },
       ],
       faults: {
         serverErrorRate: 0.05,
@@ -48,11 +64,21 @@ describe('under injected faults', () => {
     });
     const dir = tempDir();
     // Short backoff is not configurable from outside: real waits, so keep the data small.
-    const configFile = writeJson(dir, 'config.json', simConfig(sim, {window_days: 5, start_date: new Date(Date.now() - 30 * 86_400_000).toISOString()}));
+    const configFile = writeJson(
+      dir,
+      'config.json',
+      simConfig(sim, {window_days: 5, start_date: new Date(Date.now() - 30 * 86_400_000).toISOString()})
+    );
     sim.setFaults({});
     const discover = await runConnector(['discover', '--config', configFile]);
     expect(discover.code).toBe(0);
-    sim.setFaults({serverErrorRate: 0.05, exportErrorRate: 0.2, truncatedDownloadRate: 0.2, goneRate: 0.1, rateLimit: {limit: 15, windowMs: 1000, resetFormat: 'seconds'}});
+    sim.setFaults({
+      serverErrorRate: 0.05,
+      exportErrorRate: 0.2,
+      truncatedDownloadRate: 0.2,
+      goneRate: 0.1,
+      rateLimit: {limit: 15, windowMs: 1000, resetFormat: 'seconds'},
+    });
     const catalogFile = writeJson(dir, 'catalog.json', configuredCatalog(discover.messages, 'incremental'));
 
     const delivered = new Map<string, number>();
@@ -101,14 +127,45 @@ describe('under injected faults', () => {
     });
     try {
       const dir = tempDir();
-      const configFile = writeJson(dir, 'config.json', simConfig(limited, {window_days: 30, start_date: new Date(Date.now() - 3 * 86_400_000).toISOString()}));
-      const catalog = {streams: [{stream: {name: streamOf(id), json_schema: {type: 'object', properties: {}}, supported_sync_modes: ['full_refresh']}, sync_mode: 'full_refresh', destination_sync_mode: 'overwrite'}]};
-      const result = await runConnector(['read', '--config', configFile, '--catalog', writeJson(dir, 'catalog.json', catalog)]);
+      const configFile = writeJson(
+        dir,
+        'config.json',
+        simConfig(limited, {window_days: 30, start_date: new Date(Date.now() - 3 * 86_400_000).toISOString()})
+      );
+      const catalog = {
+        streams: [
+          {
+            stream: {
+              name: streamOf(id),
+              json_schema: {type: 'object', properties: {}},
+              supported_sync_modes: ['full_refresh'],
+            },
+            sync_mode: 'full_refresh',
+            destination_sync_mode: 'overwrite',
+          },
+        ],
+      };
+      const result = await runConnector([
+        'read',
+        '--config',
+        configFile,
+        '--catalog',
+        writeJson(dir, 'catalog.json', catalog),
+      ]);
       expect(result.invalid).toEqual([]);
       expect(result.code).toBe(0);
       const limitedStatuses = result.messages.filter((m) => JSON.stringify(m).includes('"RATE_LIMITED"'));
       expect(limitedStatuses.length).toBeGreaterThan(0);
-      expect(limitedStatuses[0]).toMatchObject({trace: {type: 'STREAM_STATUS', stream_status: {stream_descriptor: {name: streamOf(id)}, status: 'RUNNING', reasons: [{type: 'RATE_LIMITED'}]}}});
+      expect(limitedStatuses[0]).toMatchObject({
+        trace: {
+          type: 'STREAM_STATUS',
+          stream_status: {
+            stream_descriptor: {name: streamOf(id)},
+            status: 'RUNNING',
+            reasons: [{type: 'RATE_LIMITED'}],
+          },
+        },
+      });
       expect(result.stdout).toMatch(/Rate limit almost used up: waiting \d+\.\d s|was throttled \(429\): waiting/);
       expect(result.messages.filter((m) => m.type === 'RECORD')).toHaveLength(10);
     } finally {

@@ -12,7 +12,11 @@ import {startSimulator} from '../simulator';
 
 test("the kit's per-record interface (readRecords over window slices) yields every row once, as objects", async () => {
   const id = 'eeeeeeee-0000-4000-8000-000000000001';
-  const sim = await startSimulator({seed: 3, exportDurationMs: 50, quests: [{id, rows: 30, firstCreatedAt: new Date(Date.now() - 20 * 86_400_000).toISOString()}]});
+  const sim = await startSimulator({
+    seed: 3,
+    exportDurationMs: 50,
+    quests: [{id, rows: 30, firstCreatedAt: new Date(Date.now() - 20 * 86_400_000).toISOString()}],
+  });
   try {
     const logger = new ConnectorLogger(new MessageWriter(new PassThrough()), AirbyteLogLevel.ERROR);
     const source = new QuestbackSource(logger, defaultEnvironment());
@@ -25,7 +29,10 @@ test("the kit's per-record interface (readRecords over window slices) yields eve
     scheduler.enqueue(id, windows);
     const got: Record<string, unknown>[] = [];
     for (const w of windows) {
-      for await (const record of stream.readRecords(SyncMode.FULL_REFRESH, undefined, {since: formatUtcTimestamp(w.since), until: formatUtcTimestamp(w.until)})) {
+      for await (const record of stream.readRecords(SyncMode.FULL_REFRESH, undefined, {
+        since: formatUtcTimestamp(w.since),
+        until: formatUtcTimestamp(w.until),
+      })) {
         got.push(record);
       }
     }

@@ -26,20 +26,39 @@ describe('secrets and stuck exports', () => {
 
   test('no client secret or access token appears anywhere in the output of a faulty debug-level run', async () => {
     const env = {LOG_LEVEL: 'debug'};
-    const config = simConfig(sim, {quest_ids: [A, FORBIDDEN], window_days: 2, start_date: new Date(Date.now() - 12 * 86_400_000).toISOString()});
+    const config = simConfig(sim, {
+      quest_ids: [A, FORBIDDEN],
+      window_days: 2,
+      start_date: new Date(Date.now() - 12 * 86_400_000).toISOString(),
+    });
     const configFile = writeJson(dir, 'config.json', config);
     let output = '';
     const check = await runConnector(['check', '--config', configFile], env);
     output += check.stdout + check.stderr;
-    const discover = await runConnector(['discover', '--config', writeJson(dir, 'a.json', simConfig(sim, {quest_ids: [A]}))], env);
+    const discover = await runConnector(
+      ['discover', '--config', writeJson(dir, 'a.json', simConfig(sim, {quest_ids: [A]}))],
+      env
+    );
     output += discover.stdout + discover.stderr;
     const catalog = configuredCatalog(discover.messages, 'incremental') as {streams: {stream: {name: string}}[]};
     catalog.streams.push({...catalog.streams[0], stream: {...catalog.streams[0].stream, name: streamOf(FORBIDDEN)}});
     sim.setFaults({serverErrorRate: 0.1, exportErrorRate: 0.2, truncatedDownloadRate: 0.2, goneRate: 0.1});
-    const read = await runConnector(['read', '--config', configFile, '--catalog', writeJson(dir, 'catalog.json', catalog)], env);
+    const read = await runConnector(
+      ['read', '--config', configFile, '--catalog', writeJson(dir, 'catalog.json', catalog)],
+      env
+    );
     sim.setFaults({});
     output += read.stdout + read.stderr;
-    const badSecret = await runConnector(['read', '--config', writeJson(dir, 'bad.json', {...config, client_secret: 'another-secret-456'}), '--catalog', writeJson(dir, 'catalog.json', catalog)], env);
+    const badSecret = await runConnector(
+      [
+        'read',
+        '--config',
+        writeJson(dir, 'bad.json', {...config, client_secret: 'another-secret-456'}),
+        '--catalog',
+        writeJson(dir, 'catalog.json', catalog),
+      ],
+      env
+    );
     output += badSecret.stdout + badSecret.stderr;
 
     expect(read.stdout).toContain('"level":"DEBUG"');
@@ -55,18 +74,35 @@ describe('secrets and stuck exports', () => {
 
   test('an export stuck beyond export_timeout_minutes fails its stream clearly and the others still sync', async () => {
     const config = simConfig(sim, {quest_ids: [SLOW, A], export_timeout_minutes: 0.05});
-    const discover = await runConnector(['discover', '--config', writeJson(dir, 'a2.json', simConfig(sim, {quest_ids: [A]}))]);
+    const discover = await runConnector([
+      'discover',
+      '--config',
+      writeJson(dir, 'a2.json', simConfig(sim, {quest_ids: [A]})),
+    ]);
     const catalog = configuredCatalog(discover.messages, 'full_refresh') as {streams: {stream: {name: string}}[]};
     catalog.streams.unshift({...catalog.streams[0], stream: {...catalog.streams[0].stream, name: streamOf(SLOW)}});
-    const result = await runConnector(['read', '--config', writeJson(dir, 'slow.json', config), '--catalog', writeJson(dir, 'slow-cat.json', catalog)]);
+    const result = await runConnector([
+      'read',
+      '--config',
+      writeJson(dir, 'slow.json', config),
+      '--catalog',
+      writeJson(dir, 'slow-cat.json', catalog),
+    ]);
     expect(result.invalid).toEqual([]);
     expect(result.code).toBe(1);
     const errors = errorTraces(result.messages);
     expect(errors).toHaveLength(1);
     expect(errors[0].trace.error?.stream_descriptor).toEqual({name: streamOf(SLOW)});
     expect(errors[0].trace.error?.failure_type).toBe('transient_error');
-    expect(errors[0].trace.error?.message).toMatch(new RegExp(`Export \\S+ of quest ${SLOW} for window .* was still (PENDING|INPROGRESS) after \\d+ s \\(export_timeout_minutes is 0\\.05\\)`));
-    expect(statusesByStream(result.messages)).toEqual({[streamOf(SLOW)]: ['STARTED', 'INCOMPLETE'], [streamOf(A)]: ['STARTED', 'RUNNING', 'COMPLETE']});
+    expect(errors[0].trace.error?.message).toMatch(
+      new RegExp(
+        `Export \\S+ of quest ${SLOW} for window .* was still (PENDING|INPROGRESS) after \\d+ s \\(export_timeout_minutes is 0\\.05\\)`
+      )
+    );
+    expect(statusesByStream(result.messages)).toEqual({
+      [streamOf(SLOW)]: ['STARTED', 'INCOMPLETE'],
+      [streamOf(A)]: ['STARTED', 'RUNNING', 'COMPLETE'],
+    });
     expect(records(result.messages).length).toBe(40);
   }, 60_000);
 });

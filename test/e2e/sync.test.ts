@@ -2,16 +2,35 @@ import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 
 import {configuredCatalog, simConfig, streamOf} from '../helpers/fixtures';
-import {records, runConnector, stateFile, states, statusesByStream, tempDir, writeJson, RunResult, RecordMessage} from '../helpers/connector';
+import {
+  records,
+  runConnector,
+  stateFile,
+  states,
+  statusesByStream,
+  tempDir,
+  writeJson,
+  RunResult,
+  RecordMessage,
+} from '../helpers/connector';
 import {Simulator, startSimulator} from '../simulator';
 
-const SETTINGS = {exportType: 'CSV', valueType: 'ORDER_NUMBER', expandMultipleChoiceToColumns: false, includeRespondentInformation: false, fieldSeparator: 'PIPE', showOtherAsText: false};
+const SETTINGS = {
+  exportType: 'CSV',
+  valueType: 'ORDER_NUMBER',
+  expandMultipleChoiceToColumns: false,
+  includeRespondentInformation: false,
+  fieldSeparator: 'PIPE',
+  showOtherAsText: false,
+};
 
 /** The ground truth of a quest as the records should carry it: header name -> cell, empty -> null. */
 function expectedRows(sim: Simulator, questId: string): Map<string, Record<string, string | null>> {
   const {header, rows} = sim.groundTruth(questId, SETTINGS);
   const idIndex = header.indexOf('Response ID');
-  return new Map(rows.map((row) => [row[idIndex], Object.fromEntries(header.map((h, i) => [h, row[i] === '' ? null : row[i]]))]));
+  return new Map(
+    rows.map((row) => [row[idIndex], Object.fromEntries(header.map((h, i) => [h, row[i] === '' ? null : row[i]]))])
+  );
 }
 
 function dataColumns(record: RecordMessage): Record<string, unknown> {
@@ -32,8 +51,17 @@ describe('a full sync against the simulator, through bin/main', () => {
       seed: 7,
       exportDurationMs: 150,
       quests: [
-        {id: '11111111-2222-4333-8444-555555555555', rows: 30, firstCreatedAt: new Date(Date.now() - 35 * 86_400_000).toISOString()},
-        {id: '66666666-7777-4888-9999-000000000000', rows: 45, columns: 10, firstCreatedAt: new Date(Date.now() - 20 * 86_400_000).toISOString()},
+        {
+          id: '11111111-2222-4333-8444-555555555555',
+          rows: 30,
+          firstCreatedAt: new Date(Date.now() - 35 * 86_400_000).toISOString(),
+        },
+        {
+          id: '66666666-7777-4888-9999-000000000000',
+          rows: 45,
+          columns: 10,
+          firstCreatedAt: new Date(Date.now() - 20 * 86_400_000).toISOString(),
+        },
       ],
     });
     dir = tempDir();
@@ -49,12 +77,16 @@ describe('a full sync against the simulator, through bin/main', () => {
 
     const check = await runConnector(['check', '--config', configFile]);
     expectValid(check);
-    expect(check.messages.filter((m) => m.type === 'CONNECTION_STATUS')).toEqual([{type: 'CONNECTION_STATUS', connectionStatus: {status: 'SUCCEEDED'}}]);
+    expect(check.messages.filter((m) => m.type === 'CONNECTION_STATUS')).toEqual([
+      {type: 'CONNECTION_STATUS', connectionStatus: {status: 'SUCCEEDED'}},
+    ]);
 
     const discover = await runConnector(['discover', '--config', configFile]);
     expectValid(discover);
     expect(discover.code).toBe(0);
-    const catalog = discover.messages.find((m) => m.type === 'CATALOG') as unknown as {catalog: {streams: {name: string; json_schema: object; source_defined_primary_key?: string[][]}[]}};
+    const catalog = discover.messages.find((m) => m.type === 'CATALOG') as unknown as {
+      catalog: {streams: {name: string; json_schema: object; source_defined_primary_key?: string[][]}[]};
+    };
     const names = catalog.catalog.streams.map((s) => s.name);
     expect(names).toEqual(sim.quests.map((q) => streamOf(q.id)));
     for (const s of catalog.catalog.streams) {
@@ -68,12 +100,22 @@ describe('a full sync against the simulator, through bin/main', () => {
       for (const r of records(result.messages)) {
         const validate = validators.get(r.record.stream);
         expect(validate).toBeDefined();
-        expect({stream: r.record.stream, valid: validate?.(r.record.data), errors: validate?.errors ?? null}).toEqual({stream: r.record.stream, valid: true, errors: null});
+        expect({stream: r.record.stream, valid: validate?.(r.record.data), errors: validate?.errors ?? null}).toEqual({
+          stream: r.record.stream,
+          valid: true,
+          errors: null,
+        });
       }
     };
 
     // Full refresh: every row of every quest.
-    const full = await runConnector(['read', '--config', configFile, '--catalog', writeJson(dir, 'full.json', configuredCatalog(discover.messages, 'full_refresh'))]);
+    const full = await runConnector([
+      'read',
+      '--config',
+      configFile,
+      '--catalog',
+      writeJson(dir, 'full.json', configuredCatalog(discover.messages, 'full_refresh')),
+    ]);
     expectValid(full);
     expect(full.code).toBe(0);
     checkRecords(full);
@@ -107,12 +149,14 @@ describe('a full sync against the simulator, through bin/main', () => {
         const key = `${r.record.stream}/${r.record.data['Response ID']}`;
         seen.set(key, (seen.get(key) ?? 0) + 1);
         const previous = cursors.get(r.record.stream);
-        if (previous) expect(Date.parse(r.record.data._questback_window_end as string)).toBeGreaterThan(Date.parse(previous));
+        if (previous)
+          expect(Date.parse(r.record.data._questback_window_end as string)).toBeGreaterThan(Date.parse(previous));
       }
       for (const s of states(inc.messages)) {
         const name = s.state.stream.stream_descriptor.name;
         const previous = cursors.get(name);
-        if (previous) expect(Date.parse(s.state.stream.stream_state.cursor)).toBeGreaterThanOrEqual(Date.parse(previous));
+        if (previous)
+          expect(Date.parse(s.state.stream.stream_state.cursor)).toBeGreaterThanOrEqual(Date.parse(previous));
         cursors.set(name, s.state.stream.stream_state.cursor);
         expect(typeof s.state.sourceStats.recordCount).toBe('number');
       }
@@ -130,21 +174,37 @@ describe('a full sync against the simulator, through bin/main', () => {
 
   test('a state in the future yields no records and a state message per stream', async () => {
     const discover = await runConnector(['discover', '--config', configFile]);
-    const future = sim.quests.map((q) => ({type: 'STREAM', stream: {stream_descriptor: {name: streamOf(q.id)}, stream_state: {cursor: '2999-01-01T00:00:00.000Z'}}}));
+    const future = sim.quests.map((q) => ({
+      type: 'STREAM',
+      stream: {stream_descriptor: {name: streamOf(q.id)}, stream_state: {cursor: '2999-01-01T00:00:00.000Z'}},
+    }));
     const result = await runConnector([
-      'read', '--config', configFile,
-      '--catalog', writeJson(dir, 'inc-future.json', configuredCatalog(discover.messages, 'incremental')),
-      '--state', writeJson(dir, 'future.json', future),
+      'read',
+      '--config',
+      configFile,
+      '--catalog',
+      writeJson(dir, 'inc-future.json', configuredCatalog(discover.messages, 'incremental')),
+      '--state',
+      writeJson(dir, 'future.json', future),
     ]);
     expectValid(result);
     expect(result.code).toBe(0);
     expect(records(result.messages)).toHaveLength(0);
-    expect(states(result.messages).map((s) => s.state.stream.stream_state.cursor)).toEqual(['2999-01-01T00:00:00.000Z', '2999-01-01T00:00:00.000Z']);
+    expect(states(result.messages).map((s) => s.state.stream.stream_state.cursor)).toEqual([
+      '2999-01-01T00:00:00.000Z',
+      '2999-01-01T00:00:00.000Z',
+    ]);
   });
   test('columns added since discover (respondent information switched on) still arrive whole, and the log asks for a schema refresh', async () => {
     const discover = await runConnector(['discover', '--config', configFile]);
     const wider = writeJson(dir, 'wider.json', simConfig(sim, {include_respondent_information: true}));
-    const result = await runConnector(['read', '--config', wider, '--catalog', writeJson(dir, 'narrow.json', configuredCatalog(discover.messages, 'full_refresh'))]);
+    const result = await runConnector([
+      'read',
+      '--config',
+      wider,
+      '--catalog',
+      writeJson(dir, 'narrow.json', configuredCatalog(discover.messages, 'full_refresh')),
+    ]);
     expectValid(result);
     expect(result.code).toBe(0);
     const quest = sim.quests[0];

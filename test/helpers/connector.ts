@@ -32,7 +32,10 @@ export function writeJson(dir: string, name: string, value: unknown): string {
  */
 export function runConnector(args: string[], env: Record<string, string> = {}): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [MAIN, ...args], {env: {...process.env, ...env}, stdio: ['ignore', 'pipe', 'pipe']});
+    const child = spawn(process.execPath, [MAIN, ...args], {
+      env: {...process.env, ...env},
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on('data', (d: Buffer) => out.push(d));
@@ -72,7 +75,11 @@ export interface RecordMessage {
   record: {stream: string; emitted_at: number; data: Record<string, unknown>};
 }
 export interface StateMessage {
-  state: {type: string; stream: {stream_descriptor: {name: string}; stream_state: {cursor: string}}; sourceStats: {recordCount: number}};
+  state: {
+    type: string;
+    stream: {stream_descriptor: {name: string}; stream_state: {cursor: string}};
+    sourceStats: {recordCount: number};
+  };
 }
 export interface TraceMessage {
   trace: {
@@ -85,7 +92,8 @@ export interface TraceMessage {
 export const records = (m: AirbyteMessageJson[]): RecordMessage[] => ofType<RecordMessage>(m, 'RECORD');
 export const states = (m: AirbyteMessageJson[]): StateMessage[] => ofType<StateMessage>(m, 'STATE');
 export const traces = (m: AirbyteMessageJson[]): TraceMessage[] => ofType<TraceMessage>(m, 'TRACE');
-export const errorTraces = (m: AirbyteMessageJson[]): TraceMessage[] => traces(m).filter((t) => t.trace.type === 'ERROR');
+export const errorTraces = (m: AirbyteMessageJson[]): TraceMessage[] =>
+  traces(m).filter((t) => t.trace.type === 'ERROR');
 
 /** Stream statuses in order, per stream name. */
 export function statusesByStream(m: AirbyteMessageJson[]): Record<string, string[]> {

@@ -21,8 +21,12 @@ export function simConfig(sim: Simulator, overrides: Record<string, unknown> = {
 }
 
 /** The configured catalog Airbyte would build from a discover output, every stream in one mode. */
-export function configuredCatalog(discover: AirbyteMessageJson[], syncMode: 'full_refresh' | 'incremental'): Record<string, unknown> {
-  const catalog = discover.find((m) => m.type === 'CATALOG') as {catalog: {streams: {name: string; default_cursor_field?: string[]}[]}} | undefined;
+export function configuredCatalog(
+  discover: AirbyteMessageJson[],
+  syncMode: 'full_refresh' | 'incremental'
+): Record<string, unknown> {
+  const catalog = discover.find((m) => m.type === 'CATALOG') as
+    {catalog: {streams: {name: string; default_cursor_field?: string[]}[]}} | undefined;
   if (!catalog) throw new Error('discover returned no CATALOG');
   return {
     streams: catalog.catalog.streams.map((stream) => ({

@@ -5,7 +5,15 @@ import yaml from 'js-yaml';
 import path from 'path';
 
 /** The official protocol schema lives beside the project (../shared), never inside it. */
-export const PROTOCOL_FILE = path.resolve(__dirname, '..', '..', '..', 'shared', 'airbyte-protocol', 'airbyte_protocol.v0.18.0.yaml');
+export const PROTOCOL_FILE = path.resolve(
+  __dirname,
+  '..',
+  '..',
+  '..',
+  'shared',
+  'airbyte-protocol',
+  'airbyte_protocol.v0.18.0.yaml'
+);
 
 export interface AirbyteMessageJson {
   type: string;
@@ -58,8 +66,10 @@ export function messageErrors(line: string): string[] {
   }
   const validate = messageValidator();
   const errors: string[] = [];
-  if (typeof message !== 'object' || message === null || Array.isArray(message)) return [`not a JSON object: ${line.slice(0, 200)}`];
-  if (validate && !validate(message)) errors.push(...(validate.errors ?? []).map((e) => `${e.instancePath} ${e.message}`));
+  if (typeof message !== 'object' || message === null || Array.isArray(message))
+    return [`not a JSON object: ${line.slice(0, 200)}`];
+  if (validate && !validate(message))
+    errors.push(...(validate.errors ?? []).map((e) => `${e.instancePath} ${e.message}`));
   const payload = PAYLOAD[message.type];
   if (!payload) errors.push(`unknown type ${message.type}`);
   else if (message[payload] === undefined) errors.push(`${message.type} without ${payload}`);

@@ -2,9 +2,9 @@
 // Tokens look like ES256 JWTs; the signature is an HMAC under a key derived from the seed, so
 // tokens are deterministic per seed yet not guessable without knowing the scheme and the seed.
 
-import { createHmac } from 'crypto';
-import { Problem } from './problem';
-import { Prng } from './prng';
+import {createHmac} from 'crypto';
+import {Problem} from './problem';
+import {Prng} from './prng';
 
 export interface TokenConfig {
   clientId: string;
@@ -16,15 +16,14 @@ export interface TokenConfig {
 }
 
 export type TokenResult =
-  | { ok: true; body: { access_token: string; token_type: 'Bearer'; expires_in: number } }
-  | { ok: false; problem: Problem };
+  {ok: true; body: {access_token: string; token_type: 'Bearer'; expires_in: number}} | {ok: false; problem: Problem};
 
 function b64url(data: string | Buffer): string {
   return Buffer.from(data).toString('base64url');
 }
 
 function oauthProblem(status: number, error: string, description: string): TokenResult {
-  return { ok: false, problem: { status, detail: description, error, error_description: description } };
+  return {ok: false, problem: {status, detail: description, error, error_description: description}};
 }
 
 export class TokenService {
@@ -56,7 +55,11 @@ export class TokenService {
     const grant = form.get('grant_type');
     if (!grant) return oauthProblem(400, 'invalid_request', 'grant_type is missing');
     if (grant !== 'client_credentials') {
-      return oauthProblem(400, 'unsupported_grant_type', `grant_type '${grant}' is not supported; use client_credentials`);
+      return oauthProblem(
+        400,
+        'unsupported_grant_type',
+        `grant_type '${grant}' is not supported; use client_credentials`
+      );
     }
     const clientId = form.get('client_id');
     const secret = form.get('client_secret');
@@ -68,12 +71,15 @@ export class TokenService {
     if (!scopes.includes(this.scope)) {
       return oauthProblem(400, 'invalid_scope', `scope must include ${this.scope}`);
     }
-    return { ok: true, body: { access_token: this.issue(now), token_type: 'Bearer', expires_in: this.config.lifetimeSeconds } };
+    return {
+      ok: true,
+      body: {access_token: this.issue(now), token_type: 'Bearer', expires_in: this.config.lifetimeSeconds},
+    };
   }
 
   private issue(now: number): string {
     const iat = Math.floor(now / 1000);
-    const header = b64url(JSON.stringify({ alg: 'ES256', typ: 'JWT', kid: this.kid }));
+    const header = b64url(JSON.stringify({alg: 'ES256', typ: 'JWT', kid: this.kid}));
     const payload = b64url(
       JSON.stringify({
         iss: this.config.issuer,

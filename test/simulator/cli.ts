@@ -3,8 +3,8 @@
 //   node lib/test/simulator/cli.js [--port N] [--seed N] [--quests N] [--rows N] [--export-duration-ms N]
 // Prints one JSON line with the connection details, then a human line, and runs until SIGINT/SIGTERM.
 
-import { deriveSeed, Prng } from './prng';
-import { DEFAULT_QUEST_IDS, QuestConfig, startSimulator } from './index';
+import {deriveSeed, Prng} from './prng';
+import {DEFAULT_QUEST_IDS, QuestConfig, startSimulator} from './index';
 
 const FLAGS = ['port', 'seed', 'quests', 'rows', 'export-duration-ms'] as const;
 type Flag = (typeof FLAGS)[number];
@@ -27,7 +27,8 @@ function parseArgs(argv: readonly string[]): Partial<Record<Flag, number>> {
 function questConfigs(count: number, rows: number, seed: number): QuestConfig[] {
   const rng = new Prng(deriveSeed(seed, 'cli-quests'));
   const out: QuestConfig[] = [];
-  for (let k = 0; k < count; k++) out.push({ id: k < DEFAULT_QUEST_IDS.length ? DEFAULT_QUEST_IDS[k] : rng.uuid(), rows });
+  for (let k = 0; k < count; k++)
+    out.push({id: k < DEFAULT_QUEST_IDS.length ? DEFAULT_QUEST_IDS[k] : rng.uuid(), rows});
   return out;
 }
 
@@ -35,7 +36,9 @@ async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   const seed = args.seed ?? 42;
   const quests =
-    args.quests !== undefined || args.rows !== undefined ? questConfigs(args.quests ?? 2, args.rows ?? 25, seed) : undefined;
+    args.quests !== undefined || args.rows !== undefined
+      ? questConfigs(args.quests ?? 2, args.rows ?? 25, seed)
+      : undefined;
   const sim = await startSimulator({
     seed,
     port: args.port,

@@ -1,9 +1,9 @@
 // CSV encoding (RFC 4180 quoting, CRLF rows, UTF-8 BOM) and the streaming export-file writer,
 // including the deliberate corruptions a quest can be configured with.
 
-import { once } from 'events';
+import {once} from 'events';
 import * as fs from 'fs';
-import { Corruption } from './types';
+import {Corruption} from './types';
 
 export const BOM = '\uFEFF';
 const CHUNK_CHARS = 256 * 1024;
@@ -34,11 +34,11 @@ export interface CsvSource {
  * Resolves true when the file is complete and closed, false when `aborted()` turned true.
  */
 export async function writeCsvFile(path: string, src: CsvSource, aborted: () => boolean): Promise<boolean> {
-  const out = fs.createWriteStream(path, { highWaterMark: 1 << 20 });
+  const out = fs.createWriteStream(path, {highWaterMark: 1 << 20});
   const write = async (chunk: string): Promise<void> => {
     if (!out.write(chunk)) await once(out, 'drain');
   };
-  const { lo, hi, separator: sep, corruption } = src;
+  const {lo, hi, separator: sep, corruption} = src;
   const encode = cellEncoder(sep);
   const line = (cells: readonly string[]): string => cells.map(encode).join(sep) + '\r\n';
 
@@ -71,7 +71,7 @@ export async function writeCsvFile(path: string, src: CsvSource, aborted: () => 
     }
     if (aborted()) {
       out.destroy();
-      await fs.promises.rm(path, { force: true });
+      await fs.promises.rm(path, {force: true});
       return false;
     }
     out.end();
@@ -79,7 +79,7 @@ export async function writeCsvFile(path: string, src: CsvSource, aborted: () => 
     return true;
   } catch (err) {
     out.destroy();
-    await fs.promises.rm(path, { force: true }).catch(() => undefined);
+    await fs.promises.rm(path, {force: true}).catch(() => undefined);
     throw err;
   }
 }

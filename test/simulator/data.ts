@@ -2,10 +2,10 @@
 // of (seed, quest id, i), so a million-row export needs no per-row memory beyond the creation
 // times of rows added at run time.
 
-import { deriveSeed, mix32, Prng } from './prng';
-import { buildLayout, drawResponse, Question, questionHeader, renderAnswers } from './questions';
-import { ResolvedSettings } from './settings';
-import { ResolvedQuest } from './types';
+import {deriveSeed, mix32, Prng} from './prng';
+import {buildLayout, drawResponse, Question, questionHeader, renderAnswers} from './questions';
+import {ResolvedSettings} from './settings';
+import {ResolvedQuest} from './types';
 
 export const RESPONSE_ID = 'Response ID';
 export const CREATED = 'Created';
@@ -48,7 +48,8 @@ export class QuestData {
     const end = startMs - 60_000;
     let first = Date.parse(config.firstCreatedAt);
     if (Number.isNaN(first)) throw new Error(`quest ${config.id}: firstCreatedAt is not a date`);
-    if (first > end) throw new Error(`quest ${config.id}: firstCreatedAt must lie at least 60 s before the simulator start`);
+    if (first > end)
+      throw new Error(`quest ${config.id}: firstCreatedAt must lie at least 60 s before the simulator start`);
     const steps = Math.max(1, config.rows - 1);
     // Too many rows for the span: fall back to one row per millisecond ending at `end`, which
     // keeps the times strictly increasing and in the past.

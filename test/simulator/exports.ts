@@ -3,14 +3,14 @@
 
 import * as fs from 'fs';
 import * as path from 'path';
-import { writeCsvFile } from './csv';
-import { QuestData } from './data';
-import { ExportOutcome } from './faults';
-import { Prng } from './prng';
-import { ExportRequest } from './validation';
+import {writeCsvFile} from './csv';
+import {QuestData} from './data';
+import {ExportOutcome} from './faults';
+import {Prng} from './prng';
+import {ExportRequest} from './validation';
 
 export type ExportStatus = 'PENDING' | 'INPROGRESS' | 'COMPLETED' | 'ERROR';
-export type JobView = { state: 'GONE' } | { state: ExportStatus; lastChangedMs: number };
+export type JobView = {state: 'GONE'} | {state: ExportStatus; lastChangedMs: number};
 
 export const RETENTION_MS = 30 * 24 * 3600 * 1000;
 
@@ -57,7 +57,7 @@ export class ExportStore {
   }
 
   private generate(job: ExportJob, quest: QuestData, request: ExportRequest, now: number): void {
-    const { settings, window } = request;
+    const {settings, window} = request;
     // The snapshot holds rows that exist at creation time (added rows may lie in the future).
     const [lo, hi] = quest.range(window.since, window.until ?? now);
     const source = {
@@ -96,22 +96,22 @@ export class ExportStore {
 
   /** The job's state at `now`. */
   view(job: ExportJob, now: number): JobView {
-    if (job.gone) return { state: 'GONE' };
+    if (job.gone) return {state: 'GONE'};
     const third = Math.floor(job.durationMs / 3);
     const age = now - job.createdMs;
-    if (age < third) return { state: 'PENDING', lastChangedMs: job.createdMs };
-    const inProgress: JobView = { state: 'INPROGRESS', lastChangedMs: job.createdMs + third };
+    if (age < third) return {state: 'PENDING', lastChangedMs: job.createdMs};
+    const inProgress: JobView = {state: 'INPROGRESS', lastChangedMs: job.createdMs + third};
     if (job.outcome === 'stuck' || age < job.durationMs) return inProgress;
     const end = job.createdMs + job.durationMs;
-    if (job.outcome === 'error') return { state: 'ERROR', lastChangedMs: end };
-    if (job.failedMs !== undefined) return { state: 'ERROR', lastChangedMs: Math.max(end, job.failedMs) };
+    if (job.outcome === 'error') return {state: 'ERROR', lastChangedMs: end};
+    if (job.failedMs !== undefined) return {state: 'ERROR', lastChangedMs: Math.max(end, job.failedMs)};
     if (job.fileDoneMs === undefined) return inProgress;
     const completedMs = Math.max(end, job.fileDoneMs);
     if (now - completedMs > RETENTION_MS) {
       this.markGone(job);
-      return { state: 'GONE' };
+      return {state: 'GONE'};
     }
-    return { state: 'COMPLETED', lastChangedMs: completedMs };
+    return {state: 'COMPLETED', lastChangedMs: completedMs};
   }
 
   /** Deletes the export: from now on it answers 410. */
@@ -119,7 +119,7 @@ export class ExportStore {
     if (job.gone) return;
     job.gone = true;
     // A running writer notices `gone` and removes its own partial file.
-    fs.promises.rm(job.file, { force: true }).catch(() => undefined);
+    fs.promises.rm(job.file, {force: true}).catch(() => undefined);
   }
 
   /** Stops all writers and waits until their files are closed. */

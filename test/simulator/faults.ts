@@ -1,11 +1,11 @@
 // Seeded fault decisions. Each decision draws from the fault PRNG only when its rate is > 0, so a
 // run without faults is not perturbed and a given seed and request sequence repeat exactly.
 
-import { Prng } from './prng';
-import { RateLimiter } from './rate-limit';
-import { FaultOptions } from './types';
+import {Prng} from './prng';
+import {RateLimiter} from './rate-limit';
+import {FaultOptions} from './types';
 
-export type ServerFault = { kind: 'problem' } | { kind: 'gateway'; status: 502 | 503 };
+export type ServerFault = {kind: 'problem'} | {kind: 'gateway'; status: 502 | 503};
 export type ExportOutcome = 'ok' | 'error' | 'stuck';
 
 const RATES = ['serverErrorRate', 'exportErrorRate', 'stuckExportRate', 'truncatedDownloadRate', 'goneRate'] as const;
@@ -29,7 +29,7 @@ export class Faults {
       if (rate !== undefined && !(rate >= 0 && rate <= 1)) throw new Error(`${name} must lie in [0, 1]`);
     }
     this.limiter = options.rateLimit ? new RateLimiter(options.rateLimit) : undefined;
-    this.options = { ...options };
+    this.options = {...options};
   }
 
   get rateLimiter(): RateLimiter | undefined {
@@ -43,8 +43,8 @@ export class Faults {
   /** Whether this /v1 request is answered with a 5xx, and which kind. */
   serverError(): ServerFault | undefined {
     if (!this.roll(this.options.serverErrorRate)) return undefined;
-    if (this.rng.chance(0.5)) return { kind: 'problem' };
-    return { kind: 'gateway', status: this.rng.chance(0.5) ? 502 : 503 };
+    if (this.rng.chance(0.5)) return {kind: 'problem'};
+    return {kind: 'gateway', status: this.rng.chance(0.5) ? 502 : 503};
   }
 
   exportOutcome(): ExportOutcome {

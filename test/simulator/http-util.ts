@@ -1,9 +1,9 @@
 // Response helpers bound to one request: every send records the status for requests() and
 // stamps problem bodies with traceId/requestId.
 
-import { IncomingMessage, ServerResponse } from 'http';
-import { Problem, PROBLEM_JSON, ProblemFactory } from './problem';
-import { RequestRecord } from './types';
+import {IncomingMessage, ServerResponse} from 'http';
+import {Problem, PROBLEM_JSON, ProblemFactory} from './problem';
+import {RequestRecord} from './types';
 
 export const MAX_BODY_BYTES = 10 * 1024 * 1024;
 
@@ -30,7 +30,7 @@ export class Ctx {
   }
 
   send(status: number, contentType: string | undefined, body: string, headers: Record<string, string> = {}): void {
-    const all: Record<string, string | number> = { ...headers, 'Content-Length': Buffer.byteLength(body) };
+    const all: Record<string, string | number> = {...headers, 'Content-Length': Buffer.byteLength(body)};
     if (contentType) all['Content-Type'] = contentType;
     this.head(status, all);
     this.res.end(body);
@@ -47,7 +47,7 @@ export class Ctx {
   /** 404 naming the method and path, as the real service does. */
   notFound(what?: string): void {
     const detail = `No resource found for ${this.method} ${this.path}` + (what ? `: ${what}` : '');
-    this.problem({ status: 404, detail });
+    this.problem({status: 404, detail});
   }
 }
 

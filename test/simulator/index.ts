@@ -3,20 +3,20 @@
 
 import * as fs from 'fs';
 import * as http from 'http';
-import { AddressInfo } from 'net';
+import {AddressInfo} from 'net';
 import * as os from 'os';
 import * as path from 'path';
-import { TokenService } from './auth';
-import { QuestData } from './data';
-import { ExportStore } from './exports';
-import { Faults } from './faults';
-import { Invitations } from './invitations';
-import { ProblemFactory } from './problem';
-import { deriveSeed, Prng } from './prng';
-import { createHandler } from './server';
-import { checkSettings } from './settings';
-import { QuestEntry, State } from './state';
-import { ExportSettings, ResolvedQuest, Simulator, SimulatorOptions, QuestConfig } from './types';
+import {TokenService} from './auth';
+import {QuestData} from './data';
+import {ExportStore} from './exports';
+import {Faults} from './faults';
+import {Invitations} from './invitations';
+import {ProblemFactory} from './problem';
+import {deriveSeed, Prng} from './prng';
+import {createHandler} from './server';
+import {checkSettings} from './settings';
+import {QuestEntry, State} from './state';
+import {ExportSettings, ResolvedQuest, Simulator, SimulatorOptions, QuestConfig} from './types';
 
 export type {
   Corruption,
@@ -34,11 +34,14 @@ export const DEFAULT_SEED = 42;
 export const DEFAULT_CLIENT_ID = '291846375018264733@questback-simulator';
 export const DEFAULT_CLIENT_SECRET = 'sim-secret-7Qe2xVn4Kd9LpR3tWb6Y';
 export const DEFAULT_PROJECT_ID = '314876184947078893';
-export const DEFAULT_QUEST_IDS = ['3f6c1a52-8d4e-4b7a-9c21-5e0d7f8a1b34', 'a9e27c40-1b5d-4f83-8e6a-0c4d92b7f615'] as const;
+export const DEFAULT_QUEST_IDS = [
+  '3f6c1a52-8d4e-4b7a-9c21-5e0d7f8a1b34',
+  'a9e27c40-1b5d-4f83-8e6a-0c4d92b7f615',
+] as const;
 export const DEFAULT_COLUMNS = 6;
 const DEFAULT_QUESTS: QuestConfig[] = [
-  { id: DEFAULT_QUEST_IDS[0], rows: 25, columns: 7 },
-  { id: DEFAULT_QUEST_IDS[1], rows: 40, columns: 12, languages: ['en', 'no'] },
+  {id: DEFAULT_QUEST_IDS[0], rows: 25, columns: 7},
+  {id: DEFAULT_QUEST_IDS[1], rows: 40, columns: 12, languages: ['en', 'no']},
 ];
 
 function resolveQuest(q: QuestConfig, startMs: number): ResolvedQuest {
@@ -65,12 +68,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     if (questMap.has(q.id)) throw new Error(`quest ${q.id} is configured twice`);
     const data = new QuestData(q, seed, startMs);
     const first = data.count > 0 ? data.createdAt(0) : startMs - 86_400_000;
-    questMap.set(q.id, { data, invitations: new Invitations(seed, q.id, first, startMs - 60_000) });
+    questMap.set(q.id, {data, invitations: new Invitations(seed, q.id, first, startMs - 60_000)});
   }
 
   const ownDir = options.dataDir === undefined;
   const dataDir = options.dataDir ?? (await fs.promises.mkdtemp(path.join(os.tmpdir(), 'questback-sim-')));
-  if (!ownDir) await fs.promises.mkdir(dataDir, { recursive: true });
+  if (!ownDir) await fs.promises.mkdir(dataDir, {recursive: true});
 
   const faults = new Faults(new Prng(deriveSeed(seed, 'faults')));
   faults.set(options.faults ?? {});
@@ -99,7 +102,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     tokens: new TokenService(tokenConfig, new Prng(deriveSeed(seed, 'tokens'))),
     faults,
     problems: new ProblemFactory(new Prng(deriveSeed(seed, 'problems'))),
-    stats: { tokens: 0, exportsCreated: 0, statusPolls: 0, downloads: 0, rateLimited: 0, serverErrors: 0, requests: 0 },
+    stats: {tokens: 0, exportsCreated: 0, statusPolls: 0, downloads: 0, rateLimited: 0, serverErrors: 0, requests: 0},
     records: [],
     exportDurationMs: options.exportDurationMs ?? 300,
     log,
@@ -118,7 +121,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     server.closeAllConnections();
     await state.exports.close();
     await closed;
-    if (ownDir) await fs.promises.rm(dataDir, { recursive: true, force: true });
+    if (ownDir) await fs.promises.rm(dataDir, {recursive: true, force: true});
   };
 
   return {
@@ -127,17 +130,17 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     clientId,
     clientSecret,
     projectId,
-    quests: quests.map((q) => ({ ...q })),
+    quests: quests.map((q) => ({...q})),
 
     groundTruth(questId: string, settings: ExportSettings = {}) {
       const quest = questOf(questId).data;
       const checked = checkSettings(settings, quest.config.languages);
       if ('errors' in checked) throw new Error(`invalid settings: ${JSON.stringify(checked.errors)}`);
       const [lo, hi] = quest.range(undefined, Date.now());
-      if (hi === lo && !quest.config.headerOnEmpty) return { header: [], rows: [] };
+      if (hi === lo && !quest.config.headerOnEmpty) return {header: [], rows: []};
       const rows: string[][] = [];
       for (let i = lo; i < hi; i++) rows.push(quest.row(i, checked.settings));
-      return { header: quest.header(checked.settings), rows };
+      return {header: quest.header(checked.settings), rows};
     },
 
     addResponses(questId: string, count: number) {
@@ -146,8 +149,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     },
 
     issuedTokens: () => state.tokens.issued(),
-    requests: () => state.records.map((r) => ({ ...r })),
-    stats: () => ({ ...state.stats }),
+    requests: () => state.records.map((r) => ({...r})),
+    stats: () => ({...state.stats}),
 
     setFaults(next) {
       faults.set(next);

@@ -1,7 +1,7 @@
 // A few seeded invitations per quest for the cheap list endpoint (GET .../invitations), which a
 // connector uses with take=0 to prove it can reach a quest.
 
-import { deriveSeed, Prng } from './prng';
+import {deriveSeed, Prng} from './prng';
 
 export interface Invitation {
   id: string;
@@ -37,6 +37,6 @@ export class Invitations {
     return this.items
       .filter((i) => (since === undefined || i.createdMs > since) && (until === undefined || i.createdMs <= until))
       .slice(skip, skip + take)
-      .map(({ id, email, createdAt }) => ({ id, email, createdAt }));
+      .map(({id, email, createdAt}) => ({id, email, createdAt}));
   }
 }

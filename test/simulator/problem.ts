@@ -1,8 +1,8 @@
 // RFC 7807 problem details as the real service sends them (ASP.NET-style type URIs, traceId and
 // requestId on every body). Ids come from the seeded PRNG so a run is reproducible.
 
-import { Prng } from './prng';
-import { FieldErrors } from './settings';
+import {Prng} from './prng';
+import {FieldErrors} from './settings';
 
 export const PROBLEM_JSON = 'application/problem+json';
 

@@ -2,8 +2,8 @@
 // fixed order that does not depend on the export settings, so every setting renders the same
 // underlying response; rendering then applies valueType, expansion and showOtherAsText.
 
-import { Prng } from './prng';
-import { ResolvedSettings } from './settings';
+import {Prng} from './prng';
+import {ResolvedSettings} from './settings';
 
 export type QuestionKind = 'rating' | 'text' | 'multi' | 'single' | 'other' | 'date' | 'number';
 
@@ -19,41 +19,55 @@ export interface Question {
 // The first seven columns show every kind once; further columns cycle so that roughly one cell
 // in five of a wide export is a free text that needs quoting.
 const FIRST_KINDS: readonly QuestionKind[] = ['rating', 'text', 'multi', 'single', 'other', 'date', 'number'];
-const MORE_KINDS: readonly QuestionKind[] = ['text', 'rating', 'multi', 'number', 'single', 'other', 'text', 'date', 'rating', 'text'];
+const MORE_KINDS: readonly QuestionKind[] = [
+  'text',
+  'rating',
+  'multi',
+  'number',
+  'single',
+  'other',
+  'text',
+  'date',
+  'rating',
+  'text',
+];
 
 const OTHER_LABEL = 'Other (please specify)';
 const RATING_LABELS = ['Very dissatisfied', 'Dissatisfied', 'Neutral', 'Satisfied', 'Very satisfied'];
 
-type Template = (n: number) => { title: string; options?: readonly string[] };
+type Template = (n: number) => {title: string; options?: readonly string[]};
 
 const TEMPLATES: Readonly<Record<QuestionKind, readonly Template[]>> = {
   rating: [
-    (n) => ({ title: `Q${n}. How satisfied are you? (1-5)` }),
-    (n) => ({ title: `Q${n}. How likely is it that you'd recommend us? (1-5)` }),
-    (n) => ({ title: `Q${n}. Rate our support: speed, tone & result (1-5)` }),
+    (n) => ({title: `Q${n}. How satisfied are you? (1-5)`}),
+    (n) => ({title: `Q${n}. How likely is it that you'd recommend us? (1-5)`}),
+    (n) => ({title: `Q${n}. Rate our support: speed, tone & result (1-5)`}),
   ],
   text: [
-    (n) => ({ title: `Q${n} | Comments, "free text"` }),
-    (n) => ({ title: `Q${n} | What could we do better? (optional)` }),
-    (n) => ({ title: `Q${n} | Anything else; "anything" at all?` }),
+    (n) => ({title: `Q${n} | Comments, "free text"`}),
+    (n) => ({title: `Q${n} | What could we do better? (optional)`}),
+    (n) => ({title: `Q${n} | Anything else; "anything" at all?`}),
   ],
   multi: [
-    (n) => ({ title: `Q${n} Favourite colours`, options: ['Red', 'Blue', 'Green', 'Yellow', 'Light grey'] }),
-    (n) => ({ title: `Q${n} Which features do you use?`, options: ['Dashboards', 'Reports', 'E-mail alerts', 'API access', 'Mobile app'] }),
+    (n) => ({title: `Q${n} Favourite colours`, options: ['Red', 'Blue', 'Green', 'Yellow', 'Light grey']}),
+    (n) => ({
+      title: `Q${n} Which features do you use?`,
+      options: ['Dashboards', 'Reports', 'E-mail alerts', 'API access', 'Mobile app'],
+    }),
   ],
   single: [
-    (n) => ({ title: `Q${n} How did you hear about us?`, options: ['Friend or colleague', 'Web search', 'Newspaper / magazine'] }),
-    (n) => ({ title: `Q${n} Preferred contact channel`, options: ['E-mail', 'Phone', 'Letter (post)'] }),
+    (n) => ({
+      title: `Q${n} How did you hear about us?`,
+      options: ['Friend or colleague', 'Web search', 'Newspaper / magazine'],
+    }),
+    (n) => ({title: `Q${n} Preferred contact channel`, options: ['E-mail', 'Phone', 'Letter (post)']}),
   ],
-  other: [(n) => ({ title: `Q${n} Other` })],
+  other: [(n) => ({title: `Q${n} Other`})],
   date: [
-    (n) => ({ title: `Q${n} Date of last visit (yyyy-mm-dd)` }),
-    (n) => ({ title: `Q${n} When did you start? [date]` }),
+    (n) => ({title: `Q${n} Date of last visit (yyyy-mm-dd)`}),
+    (n) => ({title: `Q${n} When did you start? [date]`}),
   ],
-  number: [
-    (n) => ({ title: `Q${n} Number of employees` }),
-    (n) => ({ title: `Q${n} Budget, in EUR (approx.)` }),
-  ],
+  number: [(n) => ({title: `Q${n} Number of employees`}), (n) => ({title: `Q${n} Budget, in EUR (approx.)`})],
 };
 
 export function buildLayout(columns: number): Question[] {
@@ -71,7 +85,7 @@ export function buildLayout(columns: number): Question[] {
     let options: readonly string[] = t.options ?? [];
     if (kind === 'rating') options = RATING_LABELS;
     if (hasOther) options = [...options, OTHER_LABEL];
-    return { kind, title: t.title, options, hasOther };
+    return {kind, title: t.title, options, hasOther};
   });
 }
 
@@ -152,7 +166,7 @@ function freeText(rng: Prng): string {
 
 // Every day from 2015-01-01 to 2025-12-31, formatted once: formatting per cell dominated the
 // generation time of large exports.
-const DATES: readonly string[] = Array.from({ length: 4018 }, (_, k) =>
+const DATES: readonly string[] = Array.from({length: 4018}, (_, k) =>
   new Date(Date.UTC(2015, 0, 1) + k * 86_400_000).toISOString().slice(0, 10)
 );
 
@@ -207,7 +221,7 @@ export function drawResponse(layout: readonly Question[], rng: Prng): Response {
         break;
     }
   }
-  return { email, phone, answers };
+  return {email, phone, answers};
 }
 
 /** Appends the question cells of `r` rendered with `s` to `out`. */

@@ -1,7 +1,7 @@
 // Fixed-window rate limiting over all /v1 requests, with the X-RateLimit-* headers on every
 // response. The meaning of X-RateLimit-Reset is configurable because vendors differ.
 
-import { RateLimitOptions } from './types';
+import {RateLimitOptions} from './types';
 
 export interface RateDecision {
   allowed: boolean;
@@ -20,7 +20,7 @@ export class RateLimiter {
 
   /** Counts one request at `now` (epoch ms). */
   hit(now: number): RateDecision {
-    const { limit, windowMs } = this.options;
+    const {limit, windowMs} = this.options;
     // A window opens with the first request after the previous one ended (not aligned to the
     // epoch), so a burst of requests never straddles a boundary by accident.
     if (now >= this.windowStart + windowMs) {
@@ -49,6 +49,6 @@ export class RateLimiter {
       'X-RateLimit-Reset': reset,
     };
     if (!allowed && this.options.retryAfter) headers['Retry-After'] = String(waitSeconds);
-    return { allowed, headers };
+    return {allowed, headers};
   }
 }

@@ -1,33 +1,33 @@
 // Request pipeline: token endpoint, then for /v1 requests rate limiting, injected 5xx faults,
 // bearer authentication, routing, quest lookup (404/403), and finally the operation handler.
 
-import { IncomingMessage, ServerResponse } from 'http';
-import { createExport, downloadExport, exportStatus, listInvitations } from './api';
-import { gatewayPage, SERVER_ERROR_DETAIL } from './faults';
-import { Ctx, readBody } from './http-util';
-import { QuestEntry, State } from './state';
-import { RequestRecord } from './types';
+import {IncomingMessage, ServerResponse} from 'http';
+import {createExport, downloadExport, exportStatus, listInvitations} from './api';
+import {gatewayPage, SERVER_ERROR_DETAIL} from './faults';
+import {Ctx, readBody} from './http-util';
+import {QuestEntry, State} from './state';
+import {RequestRecord} from './types';
 
 export const TOKEN_PATH = '/oauth/v2/token';
 
 type Route =
-  | { op: 'create'; questId: string }
-  | { op: 'status' | 'download'; questId: string; exportId: string }
-  | { op: 'invitations'; questId: string };
+  | {op: 'create'; questId: string}
+  | {op: 'status' | 'download'; questId: string; exportId: string}
+  | {op: 'invitations'; questId: string};
 
-const ROUTES: { method: string; pattern: RegExp; build: (m: string[]) => Route }[] = [
-  { method: 'POST', pattern: /^\/v1\/quests\/([^/]+)\/exports$/, build: (m) => ({ op: 'create', questId: m[0] }) },
+const ROUTES: {method: string; pattern: RegExp; build: (m: string[]) => Route}[] = [
+  {method: 'POST', pattern: /^\/v1\/quests\/([^/]+)\/exports$/, build: (m) => ({op: 'create', questId: m[0]})},
   {
     method: 'GET',
     pattern: /^\/v1\/quests\/([^/]+)\/exports\/([^/]+)\/status$/,
-    build: (m) => ({ op: 'status', questId: m[0], exportId: m[1] }),
+    build: (m) => ({op: 'status', questId: m[0], exportId: m[1]}),
   },
   {
     method: 'GET',
     pattern: /^\/v1\/quests\/([^/]+)\/exports\/([^/]+)\/download$/,
-    build: (m) => ({ op: 'download', questId: m[0], exportId: m[1] }),
+    build: (m) => ({op: 'download', questId: m[0], exportId: m[1]}),
   },
-  { method: 'GET', pattern: /^\/v1\/quests\/([^/]+)\/invitations$/, build: (m) => ({ op: 'invitations', questId: m[0] }) },
+  {method: 'GET', pattern: /^\/v1\/quests\/([^/]+)\/invitations$/, build: (m) => ({op: 'invitations', questId: m[0]})},
 ];
 
 function matchRoute(method: string, path: string): Route | undefined {
@@ -65,7 +65,7 @@ export function createHandler(state: State): (req: IncomingMessage, res: ServerR
       state.stats.serverErrors++;
       const message = err instanceof Error ? err.message : String(err);
       state.log(`internal error on ${record.method} ${record.path}: ${message}`);
-      if (!res.headersSent) ctx.problem({ status: 500, detail: message });
+      if (!res.headersSent) ctx.problem({status: 500, detail: message});
       else res.destroy();
     });
   };
@@ -79,16 +79,16 @@ async function handle(ctx: Ctx, state: State, url: URL): Promise<void> {
 
 async function token(ctx: Ctx, state: State): Promise<void> {
   if (ctx.method !== 'POST') {
-    ctx.problem({ status: 405, detail: `${ctx.method} is not allowed on ${ctx.path}; use POST` }, { Allow: 'POST' });
+    ctx.problem({status: 405, detail: `${ctx.method} is not allowed on ${ctx.path}; use POST`}, {Allow: 'POST'});
     return;
   }
   const raw = await readBody(ctx.req);
   if (raw === undefined) {
-    ctx.problem({ status: 413, detail: 'The request body is larger than 10 MB' });
+    ctx.problem({status: 413, detail: 'The request body is larger than 10 MB'});
     return;
   }
   const result = state.tokens.handle(ctx.req.headers['content-type'], raw, Date.now());
-  const noStore = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
+  const noStore = {'Cache-Control': 'no-store', Pragma: 'no-cache'};
   if (!result.ok) {
     ctx.problem(result.problem, noStore);
     return;
@@ -109,22 +109,25 @@ async function v1(ctx: Ctx, state: State, url: URL): Promise<void> {
     for (const [name, value] of Object.entries(decision.headers)) ctx.res.setHeader(name, value);
     if (!decision.allowed) {
       state.stats.rateLimited++;
-      ctx.problem({ status: 429, detail: `Rate limit exceeded for ${ctx.method} ${ctx.path}; retry after the reset time` });
+      ctx.problem({
+        status: 429,
+        detail: `Rate limit exceeded for ${ctx.method} ${ctx.path}; retry after the reset time`,
+      });
       return;
     }
   }
   const fault = state.faults.serverError();
   if (fault) {
     state.stats.serverErrors++;
-    if (fault.kind === 'problem') ctx.problem({ status: 500, detail: SERVER_ERROR_DETAIL });
+    if (fault.kind === 'problem') ctx.problem({status: 500, detail: SERVER_ERROR_DETAIL});
     else ctx.send(fault.status, 'text/html', gatewayPage(fault.status));
     return;
   }
   if (!authorized) {
     const why = authorization ? 'the access token is invalid or has expired' : 'no access token was given';
     ctx.problem(
-      { status: 401, detail: `Unauthorized request ${ctx.method} ${ctx.path}: ${why}`, instance: ctx.path },
-      { 'WWW-Authenticate': 'Bearer' }
+      {status: 401, detail: `Unauthorized request ${ctx.method} ${ctx.path}: ${why}`, instance: ctx.path},
+      {'WWW-Authenticate': 'Bearer'}
     );
     return;
   }
@@ -134,7 +137,7 @@ async function v1(ctx: Ctx, state: State, url: URL): Promise<void> {
   const quest: QuestEntry | undefined = state.quests.get(route.questId);
   if (!quest) return ctx.notFound(`quest '${route.questId}' does not exist`);
   if (quest.data.config.forbidden) {
-    ctx.problem({ status: 403, detail: `The client has no access to quest '${route.questId}'` });
+    ctx.problem({status: 403, detail: `The client has no access to quest '${route.questId}'`});
     return;
   }
   switch (route.op) {

@@ -1,7 +1,7 @@
 // Export settings: the accepted enumerations, their defaults, and resolution into what the CSV
 // writer needs. Used both by the create-export endpoint and by groundTruth(), so both agree.
 
-import { ExportSettings } from './types';
+import {ExportSettings} from './types';
 
 export const EXPORT_TYPES = ['CSV', 'EXCEL', 'SPSS'] as const;
 export const VALUE_TYPES = ['ORDER_NUMBER', 'TEXT'] as const;
@@ -24,11 +24,7 @@ export interface ResolvedSettings {
 
 export type FieldErrors = Record<string, string[]>;
 
-const BOOLEAN_FIELDS = [
-  'expandMultipleChoiceToColumns',
-  'includeRespondentInformation',
-  'showOtherAsText',
-] as const;
+const BOOLEAN_FIELDS = ['expandMultipleChoiceToColumns', 'includeRespondentInformation', 'showOtherAsText'] as const;
 
 function addError(errors: FieldErrors, field: string, message: string): void {
   (errors[field] ??= []).push(message);
@@ -41,12 +37,12 @@ function addError(errors: FieldErrors, field: string, message: string): void {
 export function checkSettings(
   raw: unknown,
   languages: readonly string[]
-): { errors: FieldErrors } | { settings: ResolvedSettings } {
+): {errors: FieldErrors} | {settings: ResolvedSettings} {
   const errors: FieldErrors = {};
-  if (raw === undefined || raw === null) return { settings: resolve({}) };
+  if (raw === undefined || raw === null) return {settings: resolve({})};
   if (typeof raw !== 'object' || Array.isArray(raw)) {
     addError(errors, 'settings', 'settings must be a JSON object');
-    return { errors };
+    return {errors};
   }
   const s = raw as Record<string, unknown>;
 
@@ -68,7 +64,11 @@ export function checkSettings(
   const separator = s.fieldSeparator;
   if (separator !== undefined && separator !== null) {
     if (typeof separator !== 'string' || !(separator in SEPARATORS)) {
-      addError(errors, 'settings.fieldSeparator', `fieldSeparator must be one of ${Object.keys(SEPARATORS).join(', ')}`);
+      addError(
+        errors,
+        'settings.fieldSeparator',
+        `fieldSeparator must be one of ${Object.keys(SEPARATORS).join(', ')}`
+      );
     }
   }
   for (const field of BOOLEAN_FIELDS) {
@@ -83,8 +83,8 @@ export function checkSettings(
       addError(errors, 'settings.language', `Language '${String(language)}' is not defined on the quest`);
     }
   }
-  if (Object.keys(errors).length > 0) return { errors };
-  return { settings: resolve(s as ExportSettings) };
+  if (Object.keys(errors).length > 0) return {errors};
+  return {settings: resolve(s as ExportSettings)};
 }
 
 function resolve(s: ExportSettings): ResolvedSettings {

@@ -1,12 +1,12 @@
 // The mutable state shared by the request handlers and the public Simulator object.
 
-import { TokenService } from './auth';
-import { QuestData } from './data';
-import { ExportStore } from './exports';
-import { Faults } from './faults';
-import { Invitations } from './invitations';
-import { ProblemFactory } from './problem';
-import { RequestRecord, SimulatorStats } from './types';
+import {TokenService} from './auth';
+import {QuestData} from './data';
+import {ExportStore} from './exports';
+import {Faults} from './faults';
+import {Invitations} from './invitations';
+import {ProblemFactory} from './problem';
+import {RequestRecord, SimulatorStats} from './types';
 
 export interface QuestEntry {
   data: QuestData;

@@ -11,12 +11,7 @@ export type ExportSettings = {
 };
 
 export type Corruption =
-  | 'unterminated-quote'
-  | 'ragged-row'
-  | 'no-header'
-  | 'duplicate-header'
-  | 'html-body'
-  | 'empty-body';
+  'unterminated-quote' | 'ragged-row' | 'no-header' | 'duplicate-header' | 'html-body' | 'empty-body';
 
 export interface QuestConfig {
   id: string;
@@ -88,7 +83,7 @@ export interface Simulator {
   clientSecret: string;
   projectId: string;
   quests: Required<Pick<QuestConfig, 'id' | 'rows'>>[] & QuestConfig[];
-  groundTruth(questId: string, settings?: ExportSettings): { header: string[]; rows: string[][] };
+  groundTruth(questId: string, settings?: ExportSettings): {header: string[]; rows: string[][]};
   addResponses(questId: string, count: number): void;
   issuedTokens(): string[];
   requests(): RequestRecord[];

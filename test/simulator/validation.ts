@@ -1,7 +1,7 @@
 // Validation of request inputs shared by several endpoints: ISO timestamps, since/until windows,
 // skip/take paging and the create-export body.
 
-import { checkSettings, FieldErrors, ResolvedSettings } from './settings';
+import {checkSettings, FieldErrors, ResolvedSettings} from './settings';
 
 // Date, time, optional fraction of any length, and a UTC designator (Z or a zero offset).
 const ISO_UTC = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(Z|[+-]00:?00)$/;
@@ -84,7 +84,7 @@ export function checkPaging(
   skipText: string | null,
   takeText: string | null,
   errors: FieldErrors
-): { skip: number; take: number } {
+): {skip: number; take: number} {
   const one = (name: string, text: string | null, fallback: number, max?: number): number => {
     if (text === null || text === '') return fallback;
     if (!/^[+-]?\d+$/.test(text)) {
@@ -112,11 +112,11 @@ export function checkExportRequest(
   body: unknown,
   languages: readonly string[],
   now: number
-): { errors: FieldErrors } | { request: ExportRequest } {
+): {errors: FieldErrors} | {request: ExportRequest} {
   const errors: FieldErrors = {};
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     addError(errors, '$', 'The request body must be a JSON object with settings and filter');
-    return { errors };
+    return {errors};
   }
   const b = body as Record<string, unknown>;
   const checked = checkSettings(b.settings, languages);
@@ -132,6 +132,6 @@ export function checkExportRequest(
       window = checkWindow(f.since, f.until, now, 'filter.', errors);
     }
   }
-  if (Object.keys(errors).length > 0 || 'errors' in checked) return { errors };
-  return { request: { settings: checked.settings, window } };
+  if (Object.keys(errors).length > 0 || 'errors' in checked) return {errors};
+  return {request: {settings: checked.settings, window}};
 }

@@ -1,3 +1,4 @@
+import {StringDecoder} from 'string_decoder';
 import {parse} from 'csv-parse/sync';
 
 import {CsvFormatError, CsvRowParser} from '../../src/csv-parser';
@@ -14,18 +15,23 @@ const TRICKY =
 
 function parseInChunks(text: string, chunkBytes: number, separator = '|'): string[][] {
   const bytes = Buffer.from(text, 'utf8');
-  const {StringDecoder} = require('string_decoder') as typeof import('string_decoder');
   const decoder = new StringDecoder('utf8');
   const parser = new CsvRowParser(separator);
   const rows: string[][] = [];
-  for (let i = 0; i < bytes.length; i += chunkBytes) parser.push(decoder.write(bytes.subarray(i, i + chunkBytes)), rows);
+  for (let i = 0; i < bytes.length; i += chunkBytes)
+    parser.push(decoder.write(bytes.subarray(i, i + chunkBytes)), rows);
   parser.push(decoder.end(), rows);
   parser.end(rows);
   return rows;
 }
 
 describe('CsvRowParser', () => {
-  const reference = parse(TRICKY, {bom: true, delimiter: '|', skip_empty_lines: true, relax_column_count: false}) as string[][];
+  const reference = parse(TRICKY, {
+    bom: true,
+    delimiter: '|',
+    skip_empty_lines: true,
+    relax_column_count: false,
+  }) as string[][];
 
   test.each([1, 7, 64, 1000])('chunks of %i bytes give exactly the rows csv-parse gives for the whole file', (size) => {
     expect(parseInChunks(TRICKY, size)).toEqual(reference);
@@ -38,16 +44,26 @@ describe('CsvRowParser', () => {
   });
 
   test('a file without a final line end keeps its last row; LF-only and other separators work', () => {
-    expect(parseInChunks('a,b\n1,2', 3, ',')).toEqual([['a', 'b'], ['1', '2']]);
-    expect(parseInChunks('a\tb\n"x\ty"\t2\n', 2, '\t')).toEqual([['a', 'b'], ['x\ty', '2']]);
+    expect(parseInChunks('a,b\n1,2', 3, ',')).toEqual([
+      ['a', 'b'],
+      ['1', '2'],
+    ]);
+    expect(parseInChunks('a\tb\n"x\ty"\t2\n', 2, '\t')).toEqual([
+      ['a', 'b'],
+      ['x\ty', '2'],
+    ]);
   });
 
   test('an unterminated quote is an error naming the line where its row starts', () => {
-    expect(() => parseInChunks('a|b\r\n1|2\r\n3|"never closed\r\n4|5\r\n', 5)).toThrow(new CsvFormatError('Quote not closed: a quoted cell runs to the end of the file', 3));
+    expect(() => parseInChunks('a|b\r\n1|2\r\n3|"never closed\r\n4|5\r\n', 5)).toThrow(
+      new CsvFormatError('Quote not closed: a quoted cell runs to the end of the file', 3)
+    );
   });
 
   test('a row with the wrong number of cells is an error naming its line, counting lines inside quoted cells', () => {
-    expect(() => parseInChunks('a|b\n"x\ny"|1\n1|2|3\n', 4)).toThrow(/Wrong number of cells: expected 2 like the header, got 3 on line 4/);
+    expect(() => parseInChunks('a|b\n"x\ny"|1\n1|2|3\n', 4)).toThrow(
+      /Wrong number of cells: expected 2 like the header, got 3 on line 4/
+    );
   });
 
   test('a quote inside an unquoted cell or text after a closing quote is an error', () => {

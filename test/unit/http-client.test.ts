@@ -17,7 +17,9 @@ interface Seen {
 }
 
 /** A loopback server answering from a script, recording what it was sent. */
-async function scriptedServer(script: (req: http.IncomingMessage, n: number) => {status: number; headers?: Record<string, string>; body?: string}) {
+async function scriptedServer(
+  script: (req: http.IncomingMessage, n: number) => {status: number; headers?: Record<string, string>; body?: string}
+) {
   const seen: Seen[] = [];
   const server = http.createServer((req, res) => {
     seen.push({method: req.method ?? '', url: req.url ?? '', authorization: req.headers.authorization});
@@ -54,10 +56,18 @@ function quietLogger(): ConnectorLogger {
 
 describe('the HTTP client and its retry policy', () => {
   test('429: waits as Retry-After says, reports a long wait, then succeeds', async () => {
-    const server = await scriptedServer((_req, n) => (n === 1 ? {status: 429, headers: {'retry-after': '30'}} : {status: 200, body: '{"ok":true}'}));
+    const server = await scriptedServer((_req, n) =>
+      n === 1 ? {status: 429, headers: {'retry-after': '30'}} : {status: 200, body: '{"ok":true}'}
+    );
     const rt = fakeRuntime();
     const throttles: number[] = [];
-    const client = createHttpClient({baseURL: server.url, runtime: rt, logger: quietLogger(), policy: DEFAULT_RETRY_POLICY, onThrottle: (_ctx, wait) => throttles.push(wait)});
+    const client = createHttpClient({
+      baseURL: server.url,
+      runtime: rt,
+      logger: quietLogger(),
+      policy: DEFAULT_RETRY_POLICY,
+      onThrottle: (_ctx, wait) => throttles.push(wait),
+    });
     const res = await client.get('/v1/x');
     expect(res.data).toEqual({ok: true});
     expect(rt.sleeps[0]).toBeGreaterThanOrEqual(30_000);
@@ -68,8 +78,18 @@ describe('the HTTP client and its retry policy', () => {
 
   test('429 without Retry-After: X-RateLimit-Reset as epoch milliseconds is honoured', async () => {
     const rt = fakeRuntime();
-    const server = await scriptedServer((_req, n) => (n === 1 ? {status: 429, headers: {'x-ratelimit-reset': String(rt.clock + 4000), 'x-ratelimit-remaining': '0'}} : {status: 200}));
-    const client = createHttpClient({baseURL: server.url, runtime: rt, logger: quietLogger(), policy: DEFAULT_RETRY_POLICY, gate: new RateLimitGate()});
+    const server = await scriptedServer((_req, n) =>
+      n === 1
+        ? {status: 429, headers: {'x-ratelimit-reset': String(rt.clock + 4000), 'x-ratelimit-remaining': '0'}}
+        : {status: 200}
+    );
+    const client = createHttpClient({
+      baseURL: server.url,
+      runtime: rt,
+      logger: quietLogger(),
+      policy: DEFAULT_RETRY_POLICY,
+      gate: new RateLimitGate(),
+    });
     await client.get('/v1/x');
     expect(rt.sleeps[0]).toBeGreaterThanOrEqual(4000);
     expect(rt.sleeps[0]).toBeLessThan(5000);
@@ -77,9 +97,18 @@ describe('the HTTP client and its retry policy', () => {
   });
 
   test('a POST that meets 5xx is retried with growing backoff, and gives up after the bound', async () => {
-    const server = await scriptedServer(() => ({status: 503, headers: {'content-type': 'text/html'}, body: '<html><title>503</title></html>'}));
+    const server = await scriptedServer(() => ({
+      status: 503,
+      headers: {'content-type': 'text/html'},
+      body: '<html><title>503</title></html>',
+    }));
     const rt = fakeRuntime();
-    const client = createHttpClient({baseURL: server.url, runtime: rt, logger: quietLogger(), policy: {...DEFAULT_RETRY_POLICY, maxRetries: 3}});
+    const client = createHttpClient({
+      baseURL: server.url,
+      runtime: rt,
+      logger: quietLogger(),
+      policy: {...DEFAULT_RETRY_POLICY, maxRetries: 3},
+    });
     await expect(client.post('/v1/quests/q/exports', {})).rejects.toMatchObject({response: {status: 503}});
     expect(server.seen.filter((s) => s.method === 'POST')).toHaveLength(4);
     expect(rt.sleeps).toEqual([750, 1500, 3000]);
@@ -88,7 +117,12 @@ describe('the HTTP client and its retry policy', () => {
 
   test('a 4xx other than 401 and 429 is not retried', async () => {
     const server = await scriptedServer(() => ({status: 403, body: '{"detail":"no"}'}));
-    const client = createHttpClient({baseURL: server.url, runtime: fakeRuntime(), logger: quietLogger(), policy: DEFAULT_RETRY_POLICY});
+    const client = createHttpClient({
+      baseURL: server.url,
+      runtime: fakeRuntime(),
+      logger: quietLogger(),
+      policy: DEFAULT_RETRY_POLICY,
+    });
     await expect(client.get('/v1/x')).rejects.toMatchObject({response: {status: 403}});
     expect(server.seen).toHaveLength(1);
     await server.close();
@@ -96,7 +130,10 @@ describe('the HTTP client and its retry policy', () => {
 
   test('tokens: cached, renewed before expires_in, renewed once on a 401, and sent only to the API origin', async () => {
     let issued = 0;
-    const auth = await scriptedServer(() => ({status: 200, body: JSON.stringify({access_token: `token-number-${++issued}`, token_type: 'Bearer', expires_in: 10})}));
+    const auth = await scriptedServer(() => ({
+      status: 200,
+      body: JSON.stringify({access_token: `token-number-${++issued}`, token_type: 'Bearer', expires_in: 10}),
+    }));
     let rejectNext = false;
     const api = await scriptedServer(() => {
       if (rejectNext) {
@@ -110,7 +147,13 @@ describe('the HTTP client and its retry policy', () => {
     const logger = quietLogger();
     const authHttp = createHttpClient({baseURL: auth.url, runtime: rt, logger, policy: DEFAULT_RETRY_POLICY});
     const registered: string[] = [];
-    const tokens = new TokenProvider({authUrl: auth.url, apiUrl: api.url, clientId: 'id', clientSecret: 'secret-value', projectId: '1'}, authHttp, rt, logger, (t) => registered.push(t));
+    const tokens = new TokenProvider(
+      {authUrl: auth.url, apiUrl: api.url, clientId: 'id', clientSecret: 'secret-value', projectId: '1'},
+      authHttp,
+      rt,
+      logger,
+      (t) => registered.push(t)
+    );
     const client = createHttpClient({baseURL: api.url, runtime: rt, logger, policy: DEFAULT_RETRY_POLICY, tokens});
 
     await client.get('/v1/a');
@@ -123,7 +166,11 @@ describe('the HTTP client and its retry policy', () => {
     await client.get('/v1/d', {context: {operation: 'test'}} as ApiRequestConfig);
     expect(issued).toBe(3);
     expect(api.seen.map((s) => s.authorization)).toEqual([
-      'Bearer token-number-1', 'Bearer token-number-1', 'Bearer token-number-2', 'Bearer token-number-2', 'Bearer token-number-3',
+      'Bearer token-number-1',
+      'Bearer token-number-1',
+      'Bearer token-number-2',
+      'Bearer token-number-2',
+      'Bearer token-number-3',
     ]);
     await client.get(`${other.url}/elsewhere`);
     expect(other.seen[0].authorization).toBeUndefined();
@@ -132,11 +179,20 @@ describe('the HTTP client and its retry policy', () => {
   });
 
   test('a second 401 in a row is not retried again', async () => {
-    const auth = await scriptedServer(() => ({status: 200, body: JSON.stringify({access_token: 'tok-abcdef', expires_in: 3600})}));
+    const auth = await scriptedServer(() => ({
+      status: 200,
+      body: JSON.stringify({access_token: 'tok-abcdef', expires_in: 3600}),
+    }));
     const api = await scriptedServer(() => ({status: 401, body: '{"detail":"no"}'}));
     const rt = fakeRuntime();
     const logger = quietLogger();
-    const tokens = new TokenProvider({authUrl: auth.url, apiUrl: api.url, clientId: 'id', clientSecret: 's', projectId: '1'}, createHttpClient({baseURL: auth.url, runtime: rt, logger, policy: DEFAULT_RETRY_POLICY}), rt, logger, () => undefined);
+    const tokens = new TokenProvider(
+      {authUrl: auth.url, apiUrl: api.url, clientId: 'id', clientSecret: 's', projectId: '1'},
+      createHttpClient({baseURL: auth.url, runtime: rt, logger, policy: DEFAULT_RETRY_POLICY}),
+      rt,
+      logger,
+      () => undefined
+    );
     const client = createHttpClient({baseURL: api.url, runtime: rt, logger, policy: DEFAULT_RETRY_POLICY, tokens});
     await expect(client.get('/v1/x')).rejects.toMatchObject({response: {status: 401}});
     expect(api.seen).toHaveLength(2);

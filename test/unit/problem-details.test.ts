@@ -5,7 +5,13 @@ import {AxiosError, AxiosHeaders} from 'axios';
 
 function axiosFailure(status: number, data: unknown): AxiosError {
   const config = {headers: new AxiosHeaders({Authorization: 'Bearer SECRET-TOKEN-123'}), url: '/v1/quests/q/exports'};
-  return new AxiosError('Request failed', 'ERR_BAD_RESPONSE', config, {}, {status, statusText: '', data, headers: {}, config});
+  return new AxiosError(
+    'Request failed',
+    'ERR_BAD_RESPONSE',
+    config,
+    {},
+    {status, statusText: '', data, headers: {}, config}
+  );
 }
 
 describe('problem details', () => {
@@ -13,7 +19,10 @@ describe('problem details', () => {
     type: 'https://tools.ietf.org/html/rfc9110#section-15.5.1',
     title: 'One or more validation errors occurred.',
     status: 400,
-    errors: {'settings.language': ["Language 'xx' is not defined on the quest"], 'filter.since': ['must not lie in the future']},
+    errors: {
+      'settings.language': ["Language 'xx' is not defined on the quest"],
+      'filter.since': ['must not lie in the future'],
+    },
     traceId: '00-abc-def-01',
     requestId: 'req-1',
   };
@@ -28,7 +37,9 @@ describe('problem details', () => {
   });
 
   test('an OAuth error body is understood too', () => {
-    expect(describeProblem(parseProblemDetails({error: 'invalid_client', error_description: 'client authentication failed'}))).toBe('client authentication failed');
+    expect(
+      describeProblem(parseProblemDetails({error: 'invalid_client', error_description: 'client authentication failed'}))
+    ).toBe('client authentication failed');
   });
 
   test('HTML, empty and non-object bodies are not problem details, and HTML gives its title', () => {
@@ -36,7 +47,9 @@ describe('problem details', () => {
     expect(parseProblemDetails('')).toBeUndefined();
     expect(parseProblemDetails('[1,2]')).toBeUndefined();
     expect(parseProblemDetails(undefined)).toBeUndefined();
-    expect(bodyExcerpt('<html><head><title>502 Bad Gateway</title></head><body>nginx</body></html>')).toBe('502 Bad Gateway');
+    expect(bodyExcerpt('<html><head><title>502 Bad Gateway</title></head><body>nginx</body></html>')).toBe(
+      '502 Bad Gateway'
+    );
   });
 
   test('an HTTP failure becomes a message with status, explanation, ids and advice, and no header', () => {
@@ -56,7 +69,10 @@ describe('problem details', () => {
     [429, 'transient_error', 'throttling'],
     [503, 'transient_error', 'usually temporary'],
   ])('HTTP %i is a %s that says what to do', (status, type, hint) => {
-    const err = apiError(axiosFailure(status, {detail: 'x', traceId: 't'}), {operation: 'Checking access', questId: 'q-1'});
+    const err = apiError(axiosFailure(status, {detail: 'x', traceId: 't'}), {
+      operation: 'Checking access',
+      questId: 'q-1',
+    });
     expect(failureTypeOf(err)).toBe(type);
     expect(err.message).toContain(hint);
   });

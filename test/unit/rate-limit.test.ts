@@ -26,7 +26,9 @@ describe('rate-limit headers', () => {
   });
 
   test('headers are read case-insensitively as axios gives them', () => {
-    expect(parseRateLimit({'x-ratelimit-limit': '100', 'x-ratelimit-remaining': '4', 'x-ratelimit-reset': '10'}, NOW)).toEqual({limit: 100, remaining: 4, resetAt: NOW + 10_000});
+    expect(
+      parseRateLimit({'x-ratelimit-limit': '100', 'x-ratelimit-remaining': '4', 'x-ratelimit-reset': '10'}, NOW)
+    ).toEqual({limit: 100, remaining: 4, resetAt: NOW + 10_000});
     expect(parseRateLimit({'X-RateLimit-Remaining': '0'}, NOW).remaining).toBe(0);
   });
 
