@@ -1,0 +1,397 @@
+import {MAX_NAME_LENGTH, warehouseName, warehouseNames} from '../../src/sync/column-names';
+import {Destination, destinationColumns, javaHashCode} from '../helpers/destinations';
+
+// The connector's own record fields (src/schema.ts), written out so that this test does not depend
+// on where that module lives.
+const CONNECTOR_FIELDS: ReadonlySet<string> = new Set([
+  '_questback_quest_id',
+  '_questback_window_start',
+  '_questback_window_end',
+]);
+const DESTINATIONS: readonly Destination[] = ['postgres', 'bigquery', 'snowflake'];
+
+// Two 100+ character questions that share their first 93 characters, expanded into one column per
+// option the way Questback names them: `<question>: <option>`.
+const SHARED = 'Tenk på den siste henvendelsen din til oss og vurder hvor enig du er i følgende påstander om ';
+const LIKERT_A = `${SHARED}kundeservicen vår`;
+const LIKERT_B = `${SHARED}nettsidene og appen vår`;
+const LIKERT_OPTIONS = ['Helt enig', 'Delvis enig', 'Uenig'];
+
+/** Header texts and the names warehouseNames gives them (with the connector's fields reserved). */
+const CASES: readonly (readonly [string, string])[] = [
+  // The simulator's English headers.
+  ['Response ID', 'response_id'],
+  ['Created', 'created'],
+  ['E-mail', 'e_mail'],
+  ['Phone', 'phone'],
+  ['Q1. How satisfied are you? (1-5)', 'q1_how_satisfied_are_you_1_5'],
+  ['Q2 | Comments, "free text"', 'q2_comments_free_text'],
+  ['Q3 Favourite colours: Red', 'q3_favourite_colours_red'],
+  ['Q3 Favourite colours: Light grey', 'q3_favourite_colours_light_grey'],
+  ['Q4 How did you hear about us?', 'q4_how_did_you_hear_about_us'],
+  ['Q5 Other', 'q5_other'],
+  // Norwegian.
+  ['Hvor fornøyd er du med kundeservicen? (1-5)', 'hvor_fornoyd_er_du_med_kundeservicen_1_5'],
+  ['Hva er din største utfordring i hverdagen?', 'hva_er_din_storste_utfordring_i_hverdagen'],
+  ['Kjønn', 'kjonn'],
+  ['Bosted: Østlandet', 'bosted_ostlandet'],
+  ['Bosted: Sør- og Vestlandet', 'bosted_sor_og_vestlandet'],
+  // 66 characters: the question gives way ("år" goes), the option stays whole.
+  [
+    'Hvilke av disse tjenestene har du brukt siste år?: Økonomirådgivning',
+    'hvilke_av_disse_tjenestene_har_du_brukt_siste_okonomiradgivning',
+  ],
+  [
+    'Hvilke av disse tjenestene har du brukt siste år?: Forsikring',
+    'hvilke_av_disse_tjenestene_har_du_brukt_siste_ar_forsikring',
+  ],
+  // German.
+  ['Wie zufrieden sind Sie mit unserem Kundenservice?', 'wie_zufrieden_sind_sie_mit_unserem_kundenservice'],
+  ['Größe des Unternehmens', 'grosse_des_unternehmens'],
+  ['Straße und Hausnummer', 'strasse_und_hausnummer'],
+  ['Würden Sie uns weiterempfehlen?', 'wurden_sie_uns_weiterempfehlen'],
+  // Long multiple choice: the question is cut at a word boundary, the option stays at the end, and
+  // the second question's columns carry `_2` before the option.
+  [`${LIKERT_A}: Helt enig`, 'tenk_pa_den_siste_henvendelsen_din_til_oss_og_vurder_helt_enig'],
+  [`${LIKERT_A}: Delvis enig`, 'tenk_pa_den_siste_henvendelsen_din_til_oss_og_delvis_enig'],
+  [`${LIKERT_A}: Uenig`, 'tenk_pa_den_siste_henvendelsen_din_til_oss_og_vurder_hvor_uenig'],
+  [`${LIKERT_B}: Helt enig`, 'tenk_pa_den_siste_henvendelsen_din_til_oss_og_2_helt_enig'],
+  [`${LIKERT_B}: Delvis enig`, 'tenk_pa_den_siste_henvendelsen_din_til_oss_og_2_delvis_enig'],
+  [`${LIKERT_B}: Uenig`, 'tenk_pa_den_siste_henvendelsen_din_til_oss_og_vurder_2_uenig'],
+  // Cyrillic, CJK ("gender", "age").
+  ['Насколько вы довольны нашим сервисом?', 'naskolko_vy_dovolny_nashim_servisom'],
+  ['性别', 'column_d2158a0e'],
+  ['年龄', 'column_0f2a10c6'],
+  // A repeated header.
+  ['Kjønn', 'kjonn_2'],
+];
+const HEADERS = CASES.map(([header]) => header);
+const EXPECTED = CASES.map(([, name]) => name);
+
+/** The record fields the connector emits today: header texts, repeats suffixed `_2` (csv-records). */
+function rawRecordFields(headers: readonly string[]): string[] {
+  const taken = new Set<string>(CONNECTOR_FIELDS);
+  const fields = headers.map((h) => {
+    let name = h;
+    for (let n = 2; taken.has(name); n++) name = `${h}_${n}`;
+    taken.add(name);
+    return name;
+  });
+  return [...fields, ...CONNECTOR_FIELDS];
+}
+
+const at = (header: string, occurrence = 1) => {
+  let seen = 0;
+  const i = HEADERS.findIndex((h) => h === header && ++seen === occurrence);
+  if (i < 0) throw new Error(`no header ${header}`);
+  return i;
+};
+
+describe('the fixture', () => {
+  test('has two 100+ character questions sharing their first 70+ characters', () => {
+    expect(LIKERT_A.length).toBeGreaterThan(100);
+    expect(LIKERT_B.length).toBeGreaterThan(100);
+    expect(LIKERT_A.slice(0, 70)).toBe(LIKERT_B.slice(0, 70));
+    expect(HEADERS.filter((h) => h.startsWith(SHARED))).toHaveLength(2 * LIKERT_OPTIONS.length);
+  });
+});
+
+describe('without warehouseNames: raw header texts as record fields', () => {
+  const raw = rawRecordFields(HEADERS);
+  const columns = Object.fromEntries(DESTINATIONS.map((d) => [d, destinationColumns(raw, d)])) as Record<
+    Destination,
+    string[]
+  >;
+
+  test('Postgres and BigQuery turn ø, ß, spaces and punctuation into underscores, one each', () => {
+    for (const d of ['postgres', 'bigquery'] as const) {
+      const c = columns[d];
+      expect(c[at('Hvor fornøyd er du med kundeservicen? (1-5)')]).toBe('Hvor_forn_yd_er_du_med_kundeservicen___1_5_');
+      expect(c[at('Hva er din største utfordring i hverdagen?')]).toBe('Hva_er_din_st_rste_utfordring_i_hverdagen_');
+      expect(c[at('Kjønn')]).toBe('Kj_nn');
+      expect(c[at('Kjønn', 2)]).toBe('Kj_nn_2');
+      expect(c[at('Bosted: Østlandet')]).toBe('Bosted___stlandet');
+      expect(c[at('Bosted: Sør- og Vestlandet')]).toBe('Bosted__S_r__og_Vestlandet');
+      expect(c[at('Größe des Unternehmens')]).toBe('Gro_e_des_Unternehmens');
+      expect(c[at('Straße und Hausnummer')]).toBe('Stra_e_und_Hausnummer');
+      expect(c[at('Q1. How satisfied are you? (1-5)')]).toBe('Q1__How_satisfied_are_you___1_5_');
+      expect(c[at('Q2 | Comments, "free text"')]).toBe('Q2___Comments___free_text_');
+      // Mixed case stays: the columns must be quoted ("Response_ID") in every query.
+      expect(c[at('Response ID')]).toBe('Response_ID');
+    }
+  });
+
+  test('Cyrillic and CJK headers become all-underscore names, told apart only by `_1`', () => {
+    for (const d of ['postgres', 'bigquery'] as const) {
+      const c = columns[d];
+      expect(c[at('Насколько вы довольны нашим сервисом?')]).toBe('_'.repeat(37));
+      expect(c[at('性别')]).toBe('__');
+      // "年龄" also becomes "__", collides, and is rebuilt from "年龄_1" (ColumnNameResolver).
+      expect(c[at('年龄')]).toBe('___1');
+    }
+  });
+
+  test('Postgres cuts long names to 54 characters plus a hash: the option of a multiple-choice column is lost', () => {
+    const c = columns.postgres;
+    expect(c[at('Hvilke av disse tjenestene har du brukt siste år?: Økonomirådgivning')]).toBe(
+      'Hvilke_av_disse_tjenestene_har_du_brukt_siste_ar____ko_03662362'
+    );
+    const likert = HEADERS.map((h, i) => [h, c[i]] as const).filter(([h]) => h.startsWith(SHARED));
+    expect(likert.map(([, name]) => name)).toEqual([
+      'Tenk_pa_den_siste_henvendelsen_din_til_oss_og_vurder_h_45831910',
+      'Tenk_pa_den_siste_henvendelsen_din_til_oss_og_vurder_h_25308438',
+      'Tenk_pa_den_siste_henvendelsen_din_til_oss_og_vurder_h_41768917',
+      'Tenk_pa_den_siste_henvendelsen_din_til_oss_og_vurder_h_44984379',
+      'Tenk_pa_den_siste_henvendelsen_din_til_oss_og_vurder_h_83975733',
+      'Tenk_pa_den_siste_henvendelsen_din_til_oss_og_vurder_h_23975030',
+    ]);
+    // Six columns, two questions, three options: nothing in the names but eight digits tells them apart.
+    for (const [, name] of likert)
+      expect(name).toMatch(/^Tenk_pa_den_siste_henvendelsen_din_til_oss_og_vurder_h_\d{8}$/);
+  });
+
+  test('BigQuery keeps long names whole: 118 to 127 characters with mangled letters', () => {
+    const c = columns.bigquery;
+    expect(c[at(`${LIKERT_B}: Helt enig`)]).toBe(
+      'Tenk_pa_den_siste_henvendelsen_din_til_oss_og_vurder_hvor_enig_du_er_i_f_lgende_pastander_om_nettsidene_og_appen_var__Helt_enig'
+    );
+    expect(c[at('Hvilke av disse tjenestene har du brukt siste år?: Økonomirådgivning')]).toBe(
+      'Hvilke_av_disse_tjenestene_har_du_brukt_siste_ar____konomiradgivning'
+    );
+  });
+
+  test('Snowflake keeps the texts but upper-cases them into identifiers that need quoting', () => {
+    const c = columns.snowflake;
+    expect(c[at('Hvor fornøyd er du med kundeservicen? (1-5)')]).toBe('HVOR FORNØYD ER DU MED KUNDESERVICEN? (1-5)');
+    expect(c[at('Q2 | Comments, "free text"')]).toBe('Q2 | COMMENTS, "FREE TEXT"');
+    expect(c[at('Größe des Unternehmens')]).toBe('GRÖSSE DES UNTERNEHMENS');
+    expect(c[at('Kjønn', 2)]).toBe('KJØNN_2');
+    expect(c[at('性别')]).toBe('性别');
+    expect(c[at(`${LIKERT_A}: Uenig`)]).toHaveLength(117);
+    // Only two of the 31 header columns are valid unquoted identifiers.
+    const unquoted = c.slice(0, HEADERS.length).filter((name) => /^[A-Z_][A-Z0-9_$]*$/.test(name));
+    expect(unquoted).toEqual(['CREATED', 'PHONE']);
+  });
+
+  test('even ignoring case, the destinations agree only on plain single words and the connector fields', () => {
+    const agreeing = raw.filter((_, i) => new Set(DESTINATIONS.map((d) => columns[d][i].toLowerCase())).size === 1);
+    expect(agreeing).toEqual(['Created', 'Phone', ...CONNECTOR_FIELDS]);
+  });
+});
+
+describe('with warehouseNames', () => {
+  const names = warehouseNames(HEADERS, CONNECTOR_FIELDS);
+
+  test('gives readable snake_case names', () => {
+    expect(names).toEqual(EXPECTED);
+    expect(warehouseName('Hvor fornøyd er du med kundeservicen? (1-5)')).toBe(
+      'hvor_fornoyd_er_du_med_kundeservicen_1_5'
+    );
+  });
+
+  test('every destination keeps the names (Snowflake upper-cases them, as it does every unquoted name)', () => {
+    const fields = [...names, ...CONNECTOR_FIELDS];
+    expect(destinationColumns(fields, 'postgres')).toEqual(fields);
+    expect(destinationColumns(fields, 'bigquery')).toEqual(fields);
+    expect(destinationColumns(fields, 'snowflake')).toEqual(fields.map((f) => f.toUpperCase()));
+  });
+
+  test('names are unique, ASCII [a-z0-9_], at most 63 characters and never the connector fields', () => {
+    expect(new Set(names).size).toBe(names.length);
+    for (const name of names) {
+      expect(name).toMatch(/^[a-z_][a-z0-9_]*$/);
+      expect(name.length).toBeLessThanOrEqual(MAX_NAME_LENGTH);
+      expect(CONNECTOR_FIELDS.has(name)).toBe(false);
+    }
+  });
+
+  test('expanded multiple-choice columns end with their option', () => {
+    const options: Record<string, string> = {
+      'Helt enig': '_helt_enig',
+      'Delvis enig': '_delvis_enig',
+      Uenig: '_uenig',
+      Østlandet: '_ostlandet',
+      'Sør- og Vestlandet': '_sor_og_vestlandet',
+      Økonomirådgivning: '_okonomiradgivning',
+      Forsikring: '_forsikring',
+      Red: '_red',
+      'Light grey': '_light_grey',
+    };
+    let checked = 0;
+    HEADERS.forEach((header, i) => {
+      const option = header.split(': ').pop() as string;
+      if (header.includes(': ')) {
+        expect(names[i].endsWith(options[option])).toBe(true);
+        checked++;
+      }
+    });
+    expect(checked).toBe(12);
+  });
+
+  test('the first occurrence keeps its name; repeats and cut collisions get _2, _3 by order', () => {
+    expect(warehouseNames(['Kjønn', 'Kjønn', 'Kjønn'])).toEqual(['kjonn', 'kjonn_2', 'kjonn_3']);
+    // Different texts, one name: "Kjønn" and "Kjonn" (a typo fixed in a later survey version).
+    expect(warehouseNames(['Kjønn', 'Kjonn'])).toEqual(['kjonn', 'kjonn_2']);
+    const third = `${SHARED}prisene våre: Helt enig`;
+    expect(warehouseNames([`${LIKERT_A}: Helt enig`, `${LIKERT_B}: Helt enig`, third])).toEqual([
+      'tenk_pa_den_siste_henvendelsen_din_til_oss_og_vurder_helt_enig',
+      'tenk_pa_den_siste_henvendelsen_din_til_oss_og_2_helt_enig',
+      'tenk_pa_den_siste_henvendelsen_din_til_oss_og_3_helt_enig',
+    ]);
+  });
+
+  test('names stay when columns are appended at the end', () => {
+    for (let k = 0; k <= HEADERS.length; k++) {
+      expect(warehouseNames(HEADERS.slice(0, k), CONNECTOR_FIELDS)).toEqual(names.slice(0, k));
+    }
+  });
+
+  test('reserved names and Airbyte columns are never produced', () => {
+    expect(warehouseNames(['Created', 'Created'], new Set(['created']))).toEqual(['created_2', 'created_3']);
+    expect(warehouseNames(['Q5 Other'], new Set(['Q5_OTHER']))).toEqual(['q5_other_2']);
+    // Headers that spell Airbyte's or the connector's fields lose the leading underscore.
+    expect(
+      warehouseNames(['_airbyte_raw_id', '_airbyte_extracted_at', '_questback_quest_id'], CONNECTOR_FIELDS)
+    ).toEqual(['airbyte_raw_id', 'airbyte_extracted_at', 'questback_quest_id']);
+  });
+
+  test('transliteration', () => {
+    const examples: Record<string, string> = {
+      'Ærlig talt': 'aerlig_talt',
+      'ÆØÅ æøå': 'aeoa_aeoa',
+      Smørbrød: 'smorbrod',
+      'Häufigkeit für Öl': 'haufigkeit_fur_ol',
+      'STRASSE / Straße': 'strasse_strasse',
+      Þórshöfn: 'thorshofn',
+      'Ðað er gott': 'dad_er_gott',
+      œuvre: 'oeuvre',
+      Łódź: 'lodz',
+      Đakovo: 'dakovo',
+      'İstanbul ılık': 'istanbul_ilik',
+      'Ёлка, йогурт, їжак, Європа': 'elka_yogurt_yizhak_yevropa',
+      'Щука и съёмка': 'shchuka_i_semka',
+      'Πόσο ικανοποιημένος είστε;': 'poso_ikanopoiimenos_eiste',
+      "Don't know": 'dont_know',
+      'ﬁnal ＡＢＣ x²': 'final_abc_x2',
+      '1. Alder': '_1_alder',
+      '2024': '_2024',
+      '  --Q9--  ': 'q9',
+    };
+    for (const [text, name] of Object.entries(examples)) expect([text, warehouseName(text)]).toEqual([text, name]);
+  });
+
+  test('a text with no letters or digits left gets column_<FNV-1a hash>', () => {
+    expect(warehouseName('')).toBe('column_811c9dc5');
+    expect(warehouseName('🙂')).toMatch(/^column_[0-9a-f]{8}$/);
+    expect(warehouseName('???')).not.toBe(warehouseName('!!!'));
+    expect(warehouseNames(['', ''])).toEqual(['column_811c9dc5', 'column_811c9dc5_2']);
+  });
+
+  test('long names are cut at a word boundary', () => {
+    const long = 'Hvor sannsynlig er det at du vil anbefale oss til en venn eller kollega på en skala fra 0 til 10?';
+    expect(warehouseName(long)).toBe('hvor_sannsynlig_er_det_at_du_vil_anbefale_oss_til_en_venn_eller');
+    expect(warehouseName('x'.repeat(200))).toBe('x'.repeat(63));
+  });
+});
+
+/** mulberry32: a small seeded generator, so the random cases are the same on every run. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const PIECES = [
+  'a', 'Z', '0', '7', ' ', '   ', '_', '__', '-', ':', ': ', '?', '(', ')', '"', "'", '’', '.', '|', '/', '$', '{', '${',
+  'æ', 'Ø', 'å', 'ß', 'ẞ', 'ö', 'Ü', 'é', '\u0301', 'İ', 'ı', 'þ', 'Ð', 'ł', 'đ', 'œ', 'Ж', 'й', 'щ', 'Ω', 'ά', 'ς',
+  '性', '别', '🙂', '👍🏽', '\uD800', '\uDFFF', '\u0000', '\t', '\n', '\u00A0', 'ﬁ', '①', '²', 'ＡＢ',
+  '_airbyte', '_airbyte_raw_id', '_ab_cdc_deleted_at', 'airbyte', '_questback_quest_id', 'questback', 'column_', '_2',
+  'Hvor fornøyd er du', ' med kundeservicen', 'Tenk på den siste henvendelsen din til oss og vurder hvor enig du er',
+  'x'.repeat(40), 'Größe ', 'Straße und ',
+]; // prettier-ignore
+
+function randomText(next: () => number): string {
+  const n = Math.floor(next() * 14);
+  let s = '';
+  for (let i = 0; i < n; i++) s += PIECES[Math.floor(next() * PIECES.length)];
+  return s;
+}
+
+describe('properties over seeded random headers', () => {
+  test('total, deterministic, unique, within 63, never reserved or _airbyte*, kept by every destination', () => {
+    const next = prng(20260521);
+    for (let round = 0; round < 400; round++) {
+      const headers: string[] = [];
+      const count = 1 + Math.floor(next() * 40);
+      for (let i = 0; i < count; i++) {
+        // Every fifth header repeats an earlier one, as repeated or shared texts do.
+        headers.push(headers.length && next() < 0.2 ? headers[Math.floor(next() * headers.length)] : randomText(next));
+      }
+      const reserved = new Set([...CONNECTOR_FIELDS, warehouseName(headers[0]), `${warehouseName(headers[0])}_2`]);
+      const names = warehouseNames(headers, reserved);
+
+      expect(warehouseNames(headers, reserved)).toEqual(names);
+      expect(names).toHaveLength(headers.length);
+      expect(new Set(names).size).toBe(names.length);
+      for (const name of names) {
+        expect(name).toMatch(/^[a-z_][a-z0-9_]*$/);
+        expect(name).not.toMatch(/^_[^0-9]/);
+        expect(name.length).toBeLessThanOrEqual(MAX_NAME_LENGTH);
+        expect(reserved.has(name)).toBe(false);
+        expect(name.startsWith('_airbyte')).toBe(false);
+      }
+      for (const header of headers) {
+        const one = warehouseName(header);
+        expect(warehouseName(header)).toBe(one);
+        expect(one).toMatch(/^[a-z_][a-z0-9_]{0,62}$/);
+      }
+      // Appending columns keeps the earlier names.
+      const k = Math.floor(next() * (headers.length + 1));
+      expect(warehouseNames(headers.slice(0, k), reserved)).toEqual(names.slice(0, k));
+      // What the destinations make of them: nothing changes but Snowflake's case.
+      const fields = [...names, ...CONNECTOR_FIELDS];
+      expect(destinationColumns(fields, 'postgres')).toEqual(fields);
+      expect(destinationColumns(fields, 'bigquery')).toEqual(fields);
+      expect(destinationColumns(fields, 'snowflake')).toEqual(fields.map((f) => f.toUpperCase()));
+    }
+  });
+
+  test('many columns with one long name stay unique and within 63', () => {
+    const header = `${LIKERT_A}: ${'Svært '.repeat(20)}enig`;
+    const names = warehouseNames(Array.from({length: 150}, () => header));
+    expect(new Set(names).size).toBe(150);
+    expect(names[0]).not.toMatch(/_\d+$/);
+    expect(names[149]).toMatch(/_150_/);
+    for (const name of names) expect(name.length).toBeLessThanOrEqual(MAX_NAME_LENGTH);
+  });
+});
+
+describe('the destination emulation', () => {
+  test('follows the documented Airbyte behaviour', () => {
+    expect(javaHashCode('hello')).toBe(99162322);
+    expect(destinationColumns(['User Id', '99-red-balloons', 'café', '北京', 'my---table'], 'postgres')).toEqual([
+      'User_Id',
+      '_99_red_balloons',
+      'cafe',
+      '__',
+      'my___table',
+    ]);
+    const long = destinationColumns(['a'.repeat(60) + 'xyz', 'a'.repeat(60) + 'abc'], 'postgres');
+    expect(long.map((n) => n.length)).toEqual([63, 63]);
+    expect(long[0]).not.toBe(long[1]);
+    expect(destinationColumns(['1. Alder'], 'bigquery')).toEqual(['_1__Alder']);
+    expect(destinationColumns(['Kjønn', 'KJØNN'], 'snowflake')).toEqual(['KJØNN', 'KJØNN_1']);
+    expect(destinationColumns(['a', 'A'], 'postgres')).toEqual(['a', 'A_1']);
+  });
+
+  test('an empty field name fails BigQuery and Snowflake syncs and gets a random name in Postgres', () => {
+    expect(() => destinationColumns([''], 'bigquery')).toThrow(/empty/);
+    expect(() => destinationColumns([''], 'snowflake')).toThrow(/Empty/);
+    expect(destinationColumns([''], 'postgres')[0]).toMatch(/^default_name_/);
+  });
+});
