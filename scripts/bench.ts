@@ -19,7 +19,7 @@ import fs from 'fs';
 import os from 'os';
 import path from 'path';
 
-import {DEFAULTS} from '../src/config';
+import {DEFAULTS} from '../src/core/config';
 import {HAS_TIME, killAll, MAIN, PipedRun, ROOT, runPiped, SimChild} from './bench/proc';
 import {consoleTable, machine, markdown, Row} from './bench/report';
 import {
@@ -434,7 +434,7 @@ async function windowSizes(rows: Row[]): Promise<void> {
   try {
     const catalogFile = writeJson(tmpDir, 'windows-catalog.json', bareCatalog([id]));
     for (const days of [7, 30, 90, 365]) {
-      const label = `window_days ${days}${days === DEFAULTS.window_days ? ' (default)' : ''}`;
+      const label = `window_days ${days}`;
       progress(`windows: ${label}`);
       const config = writeJson(
         tmpDir,

@@ -1,8 +1,8 @@
 import {AirbyteMessageType} from 'faros-airbyte-cdk';
 import {Writable} from 'stream';
 
-import {MessageWriter} from '../../src/output';
-import {streamState} from '../../src/protocol';
+import {streamState} from '../../src/protocol/messages';
+import {MessageWriter} from '../../src/protocol/output';
 
 /** A consumer that takes one chunk at a time, slowly, with a tiny buffer: backpressure on every write. */
 function slowConsumer(): {stream: Writable; chunks: string[]} {
@@ -45,5 +45,17 @@ describe('MessageWriter', () => {
     const out = chunks.join('');
     expect(out).toContain('"sourceStats":{"recordCount":12.0}');
     expect(out).not.toContain('hunter2-secret');
+  });
+
+  test('a STATE is written out at once; other lines wait at most about a second', async () => {
+    const {stream, chunks} = slowConsumer();
+    const writer = new MessageWriter(stream);
+    writer.write({type: AirbyteMessageType.LOG, log: {level: 'INFO', message: 'waiting for an export'}} as never);
+    expect(chunks.join('')).toBe('');
+    await new Promise((resolve) => setTimeout(resolve, 1300));
+    expect(chunks.join('')).toContain('waiting for an export');
+    writer.writeLine('{"type":"RECORD"}');
+    await writer.writeNow(streamState({name: 's'}, {cursor: 'c'}, 1));
+    expect(chunks.join('')).toMatch(/"RECORD"\}\n\{"type":"STATE"/);
   });
 });

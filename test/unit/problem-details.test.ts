@@ -1,6 +1,6 @@
-import {apiError} from '../../src/api-error';
-import {failureTypeOf} from '../../src/errors';
-import {bodyExcerpt, describeProblem, parseProblemDetails} from '../../src/problem-details';
+import {apiError} from '../../src/api/api-error';
+import {bodyExcerpt, describeProblem, parseProblemDetails} from '../../src/api/problem-details';
+import {failureTypeOf} from '../../src/core/errors';
 import {AxiosError, AxiosHeaders} from 'axios';
 
 function axiosFailure(status: number, data: unknown): AxiosError {
@@ -63,8 +63,8 @@ describe('problem details', () => {
 
   test.each([
     [401, 'config_error', 'check client_id, client_secret and project_id'],
-    [403, 'config_error', 'no permission for quest q-1'],
-    [404, 'config_error', 'Quest q-1 was not found'],
+    [403, 'config_error', 'has no permission for this quest'],
+    [404, 'config_error', 'quest was not found: check its id in quest_ids'],
     [410, 'transient_error', 'gone'],
     [429, 'transient_error', 'throttling'],
     [503, 'transient_error', 'usually temporary'],

@@ -24,13 +24,36 @@ export function connectorError(
   return new VError.WError({name: 'QuestbackError', cause, info: {...context, failureType}}, '%s', message);
 }
 
+/**
+ * The credentials or the token service failed: every stream of the sync fails alike, so the reader
+ * reports it once for the whole sync instead of once per stream.
+ */
+export class AuthFailure extends VError.WError {
+  constructor(failureType: FailureType, message: string, context: ErrorContext = {}, cause?: Error) {
+    super({name: 'AuthFailure', cause, info: {...context, failureType}}, '%s', message);
+  }
+}
+
+/** The work was stopped on purpose (a stream failed, the consumer went away, the process was told to stop). */
+export class Cancelled extends Error {
+  constructor(reason = 'cancelled') {
+    super(reason);
+    this.name = 'Cancelled';
+  }
+}
+
+export function isAuthFailure(err: unknown): boolean {
+  for (let e: unknown = err; e instanceof Error; e = VError.cause(e)) {
+    if (e instanceof AuthFailure) return true;
+  }
+  return false;
+}
+
 /** The failure type of an error: the one nearest the top of the cause chain wins. */
 export function failureTypeOf(err: unknown): FailureType {
   if (err instanceof Error) {
     const type = VError.info(err).failureType;
-    if (type === 'config_error' || type === 'transient_error' || type === 'system_error') {
-      return type;
-    }
+    if (type === 'config_error' || type === 'transient_error' || type === 'system_error') return type;
   }
   return 'system_error';
 }

@@ -81,3 +81,8 @@ export function bodyExcerpt(body: unknown): string | undefined {
   if (!plain) return undefined;
   return plain.length > 120 ? `${plain.slice(0, 120)}...` : plain;
 }
+
+/** An HTML page (a login page, a gateway error) where data was expected, whatever its Content-Type said. */
+export function looksLikeHtml(text: string): boolean {
+  return /^\s*(<!doctype html|<html[\s>]|<head[\s>]|<body[\s>])/i.test(text.replace(/^\uFEFF+/, ''));
+}

@@ -1,30 +1,26 @@
 import {AirbyteMessage, AirbyteMessageType} from 'faros-airbyte-cdk';
 
-import {FailureType} from './errors';
+import {FailureType} from '../core/errors';
+import {StreamRef, StreamStatus} from '../sync/output-port';
 
 /**
  * The Airbyte protocol messages the kit (0.11) has no types for, or builds in a Faros-specific way:
- * per-stream STATE with sourceStats, STREAM_STATUS and ESTIMATE traces, error traces with a stream.
+ * per-stream STATE with sourceStats, STREAM_STATUS traces, error traces with a stream.
  */
-export interface StreamDescriptor {
-  name: string;
-  namespace?: string;
-}
-
-export type StreamStatus = 'STARTED' | 'RUNNING' | 'COMPLETE' | 'INCOMPLETE';
+export type StreamDescriptor = StreamRef;
 
 export interface StreamStateMessage extends AirbyteMessage {
   type: AirbyteMessageType.STATE;
   state: {
     type: 'STREAM';
-    stream: {stream_descriptor: StreamDescriptor; stream_state: Record<string, unknown>};
+    stream: {stream_descriptor: StreamDescriptor; stream_state: object};
     sourceStats: {recordCount: number};
   };
 }
 
 export interface TraceMessage extends AirbyteMessage {
   type: AirbyteMessageType.TRACE;
-  trace: {type: 'ERROR' | 'STREAM_STATUS' | 'ESTIMATE'; emitted_at: number} & Record<string, unknown>;
+  trace: {type: 'ERROR' | 'STREAM_STATUS'; emitted_at: number} & Record<string, unknown>;
 }
 
 /**
@@ -36,11 +32,7 @@ export function toJsonLine(message: AirbyteMessage): string {
   return message.type === AirbyteMessageType.STATE ? line.replace(/("recordCount":-?\d+)([,}])/, '$1.0$2') : line;
 }
 
-export function streamState(
-  stream: StreamDescriptor,
-  state: Record<string, unknown>,
-  recordCount: number
-): StreamStateMessage {
+export function streamState(stream: StreamDescriptor, state: object, recordCount: number): StreamStateMessage {
   return {
     type: AirbyteMessageType.STATE,
     state: {type: 'STREAM', stream: {stream_descriptor: stream, stream_state: state}, sourceStats: {recordCount}},
@@ -84,28 +76,6 @@ export function errorTrace(
         ...(opts.internalMessage ? {internal_message: opts.internalMessage} : {}),
         ...(opts.stackTrace ? {stack_trace: opts.stackTrace} : {}),
         ...(opts.stream ? {stream_descriptor: opts.stream} : {}),
-      },
-    },
-  };
-}
-
-export function estimateTrace(
-  stream: StreamDescriptor,
-  now: number,
-  rowEstimate: number | undefined,
-  byteEstimate: number
-): TraceMessage {
-  return {
-    type: AirbyteMessageType.TRACE,
-    trace: {
-      type: 'ESTIMATE',
-      emitted_at: now,
-      estimate: {
-        name: stream.name,
-        ...(stream.namespace ? {namespace: stream.namespace} : {}),
-        type: 'STREAM',
-        ...(rowEstimate !== undefined ? {row_estimate: rowEstimate} : {}),
-        byte_estimate: byteEstimate,
       },
     },
   };

@@ -2,11 +2,12 @@ import {AxiosInstance} from 'axios';
 import {AirbyteLogger} from 'faros-airbyte-cdk';
 import VError from 'verror';
 
-import {apiError, supportIds} from './api-error';
-import {scopeFor} from './config';
-import {connectorError} from './errors';
-import {TokenSource} from './http-client';
-import {Runtime} from './runtime';
+import {scopeFor} from '../core/config';
+import {AuthFailure, failureTypeOf} from '../core/errors';
+import {Runtime} from '../core/runtime';
+import {apiError, RequestContext, supportIds} from './api-error';
+import {TokenSource} from './http';
+import {looksLikeHtml} from './problem-details';
 
 export interface Credentials {
   authUrl: string;
@@ -27,7 +28,8 @@ const RENEW_MARGIN_MS = 60_000;
 /**
  * OAuth 2 client-credentials tokens for the API: fetched once, shared by all requests, renewed
  * shortly before `expires_in` (seconds, per OAuth 2) runs out, and after a 401. There is no refresh
- * token. Every token is handed to `onToken` so that it is redacted from all output.
+ * token. Every token is handed to `onToken` so that it is redacted from all output. Every failure is
+ * an AuthFailure: it concerns the whole sync, not one quest.
  */
 export class TokenProvider implements TokenSource {
   readonly origin: string;
@@ -65,37 +67,58 @@ export class TokenProvider implements TokenSource {
       client_secret: clientSecret,
       scope: scopeFor(projectId),
     });
+    const context: RequestContext = {operation: 'Getting an access token', setting: 'auth_url', baseUrl: authUrl};
     const requestedAt = this.runtime.now();
     let data: unknown;
     try {
       const response = await this.http.post(`${authUrl}/oauth/v2/token`, form.toString(), {
+        context,
         headers: {'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json'},
       });
-      data = response.data;
+      if (response.status !== 200) {
+        throw new AuthFailure(
+          'transient_error',
+          `The token service at auth_url (${authUrl}) answered HTTP ${response.status} instead of a token; check auth_url.`,
+          {operation: 'token', status: response.status}
+        );
+      }
+      data =
+        typeof response.data === 'string' && !looksLikeHtml(response.data) ? safeJson(response.data) : response.data;
     } catch (err) {
-      const cause = apiError(err, {operation: 'Getting an access token'});
+      if (err instanceof AuthFailure) throw err;
+      const cause = apiError(err, context);
       const {status, explanation, traceId, requestId} = VError.info(cause);
       if (status === 400 || status === 401) {
         const ids = supportIds(traceId, requestId);
-        throw connectorError(
+        throw new AuthFailure(
           'config_error',
-          `Questback's token service rejected the API client (HTTP ${status}${explanation ? ` - ${explanation}` : ''}). Check client_id and client_secret, and that project_id (${projectId}) is the project of this API login.${ids ? ` (${ids})` : ''}`,
+          `Questback's token service rejected the API login (HTTP ${status}${explanation ? ` - ${explanation}` : ''}). Check client_id and client_secret, and that project_id (${projectId}) is the project of this API login.${ids ? ` (${ids})` : ''}`,
           {operation: 'token', status, traceId, requestId},
           cause
         );
       }
-      throw cause;
+      throw new AuthFailure(failureTypeOf(cause), cause.message, {operation: 'token', status}, cause);
     }
-    const body = data as {access_token?: unknown; expires_in?: unknown; token_type?: unknown};
+    const body = data as {access_token?: unknown; expires_in?: unknown} | undefined;
     if (typeof body?.access_token !== 'string' || body.access_token === '') {
-      throw connectorError('transient_error', 'The token service answered without an access_token; try again later.', {
-        operation: 'token',
-      });
+      throw new AuthFailure(
+        'transient_error',
+        `The token service at auth_url (${authUrl}) answered without an access_token; check auth_url, or try again later.`,
+        {operation: 'token'}
+      );
     }
     this.onToken(body.access_token);
     const lifetimeMs = (typeof body.expires_in === 'number' && body.expires_in > 0 ? body.expires_in : 3600) * 1000;
     const margin = Math.min(RENEW_MARGIN_MS, lifetimeMs * 0.2);
     this.logger.debug(`Got an access token valid for ${Math.round(lifetimeMs / 1000)} s`);
     return {value: body.access_token, expiresAt: requestedAt + lifetimeMs - margin};
+  }
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
   }
 }

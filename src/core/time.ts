@@ -4,6 +4,11 @@ export interface TimeWindow {
   until: number;
 }
 
+export const SECOND_MS = 1000;
+export const MINUTE_MS = 60_000;
+export const HOUR_MS = 3_600_000;
+export const DAY_MS = 86_400_000;
+
 /**
  * Parses an ISO 8601 UTC timestamp with any number of fractional digits (the service documents three
  * but has been seen sending seven); truncates to milliseconds. Returns undefined if not a UTC timestamp.
@@ -25,26 +30,16 @@ export function formatUtcTimestamp(ms: number): string {
   return new Date(ms).toISOString();
 }
 
-/**
- * Splits (since, end] into consecutive windows of at most windowMs. Each window's until is the next
- * one's since, so with an exclusive since and inclusive until nothing falls between or into two.
- */
-export function planWindows(since: number, end: number, windowMs: number): TimeWindow[] {
-  if (!(windowMs > 0)) throw new RangeError(`window length must be positive, got ${windowMs}`);
-  const windows: TimeWindow[] = [];
-  for (let from = since; from < end;) {
-    const until = Math.min(from + windowMs, end);
-    windows.push({since: from, until});
-    from = until;
-  }
-  return windows;
-}
-
-/** start_date is inclusive for the user; since is exclusive for the service. */
-export function sinceForStartDate(startMs: number): number {
-  return startMs - 1;
-}
-
 export function describeWindow(w: TimeWindow): string {
   return `(${formatUtcTimestamp(w.since)}, ${formatUtcTimestamp(w.until)}]`;
+}
+
+/** A span for log lines: "350 ms", "3.1 s", "4.5 min", "2.0 h", "240 d". */
+export function formatDuration(ms: number): string {
+  if (ms < SECOND_MS) return `${Math.round(ms)} ms`;
+  if (ms < MINUTE_MS) return `${(ms / SECOND_MS).toFixed(1)} s`;
+  if (ms < HOUR_MS) return `${(ms / MINUTE_MS).toFixed(1)} min`;
+  if (ms < DAY_MS) return `${(ms / HOUR_MS).toFixed(1)} h`;
+  const days = ms / DAY_MS;
+  return `${days < 10 ? days.toFixed(1) : Math.round(days)} d`;
 }

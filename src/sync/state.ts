@@ -1,18 +1,22 @@
-import {connectorError} from './errors';
+import {connectorError} from '../core/errors';
+import {formatUtcTimestamp, parseUtcTimestamp} from '../core/time';
 import {CURSOR_FIELD} from './schema';
-import {formatUtcTimestamp, parseUtcTimestamp} from './windows';
+import {DensityHint} from './sizing';
 
 /**
  * A quest stream's state: every response created up to `cursor` (inclusive) has been emitted. It
- * names its cursor field, as Airbyte's tooling expects of a state beside a `cursor` value.
+ * names its cursor field, as Airbyte's tooling expects of a state beside a `cursor` value, and keeps
+ * the density last seen so that the next sync sizes its first export right away (optional: states
+ * written before it existed still read).
  */
 export interface QuestState {
   cursor: string;
   cursor_field: string[];
+  density?: DensityHint;
 }
 
-export function questState(cursorMs: number): QuestState {
-  return {cursor: formatUtcTimestamp(cursorMs), cursor_field: [CURSOR_FIELD]};
+export function questState(cursorMs: number, density?: DensityHint): QuestState {
+  return {cursor: formatUtcTimestamp(cursorMs), cursor_field: [CURSOR_FIELD], ...(density ? {density} : {})};
 }
 
 function invalid(message: string): never {
@@ -65,4 +69,16 @@ export function cursorOf(streamState: unknown, stream: string): number | undefin
   if (ms === undefined)
     invalid(`the cursor of stream ${stream} is not an ISO 8601 UTC timestamp: ${JSON.stringify(cursor)}.`);
   return ms;
+}
+
+/** The density a stream's state remembers, if it holds a sane one (anything else is ignored, not an error). */
+export function densityOf(streamState: unknown): DensityHint | undefined {
+  const density = (streamState as {density?: {rows_per_day?: unknown; bytes_per_row?: unknown}} | undefined)?.density;
+  const rows = density?.rows_per_day;
+  if (typeof rows !== 'number' || !Number.isFinite(rows) || rows < 0) return undefined;
+  const bytes = density?.bytes_per_row;
+  return {
+    rows_per_day: rows,
+    ...(typeof bytes === 'number' && Number.isFinite(bytes) && bytes > 0 ? {bytes_per_row: bytes} : {}),
+  };
 }

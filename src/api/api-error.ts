@@ -1,0 +1,148 @@
+import {AxiosError, isAxiosError} from 'axios';
+import VError from 'verror';
+
+import {connectorError, FailureType} from '../core/errors';
+import {bodyExcerpt, describeProblem, parseProblemDetails} from './problem-details';
+
+/** Where a request came from, so that a failure names what a person needs to find it. */
+export interface RequestContext {
+  operation: string;
+  questId?: string;
+  /** The setting whose address the request went to, named when it cannot be reached. */
+  setting?: 'api_url' | 'auth_url';
+  /** The base address of that setting. */
+  baseUrl?: string;
+}
+
+const CONFIG_STATUSES = new Set([400, 401, 403, 404, 422]);
+const ADDRESS_ERRORS: Record<string, string> = {
+  ENOTFOUND: 'the host name is unknown',
+  EAI_AGAIN: 'the host name could not be looked up',
+  ECONNREFUSED: 'the connection was refused',
+  EHOSTUNREACH: 'the host cannot be reached',
+  ENETUNREACH: 'the network cannot be reached',
+};
+
+/** A certificate or TLS failure: retrying does not heal it soon. */
+export function isTlsError(code: string | undefined): boolean {
+  return code !== undefined && /CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY|EPROTO/.test(code);
+}
+
+function hintFor(status: number, ctx: RequestContext): string {
+  switch (status) {
+    case 400:
+      return 'The service rejected the request; check the export settings named above.';
+    case 401:
+      return 'The credentials or token were rejected: check client_id, client_secret and project_id.';
+    case 403:
+      return ctx.questId
+        ? 'The API login has no permission for this quest: ask your Questback account owner to grant access, remove the quest from quest_ids, or set skip_inaccessible_quests.'
+        : 'The API login has no permission for this operation.';
+    case 404:
+      return ctx.questId
+        ? 'The quest was not found: check its id in quest_ids (if every quest fails like this, check api_url).'
+        : 'Check api_url and auth_url.';
+    case 410:
+      return 'The export file is gone (deleted or older than 30 days).';
+    case 429:
+      return 'The service kept throttling requests.';
+    default:
+      return status >= 500 ? 'The service failed; this is usually temporary.' : '';
+  }
+}
+
+/** The ids Questback support asks for, as "traceId X, requestId Y" (empty when the service gave none). */
+export function supportIds(traceId: unknown, requestId: unknown): string {
+  return [traceId && `traceId ${traceId}`, requestId && `requestId ${requestId}`].filter(Boolean).join(', ');
+}
+
+export function failureTypeForStatus(status: number): FailureType {
+  if (CONFIG_STATUSES.has(status)) return 'config_error';
+  if (status === 410 || status === 429 || status === 408 || status === 409 || status >= 500) return 'transient_error';
+  return 'system_error';
+}
+
+/** The service answered 403 or 404 for a quest: the API login may not read it, or it does not exist. */
+export class QuestInaccessible extends VError.WError {
+  constructor(
+    readonly questId: string,
+    readonly status: number,
+    message: string,
+    info: Record<string, unknown>
+  ) {
+    super({name: 'QuestInaccessible', info: {...info, failureType: 'config_error'}}, '%s', message);
+  }
+}
+
+export function findQuestInaccessible(err: unknown): QuestInaccessible | undefined {
+  for (let e: unknown = err; e instanceof Error; e = VError.cause(e)) {
+    if (e instanceof QuestInaccessible) return e;
+  }
+  return undefined;
+}
+
+/** An error for a request that got no answer: which setting to look at, and why. */
+function noAnswer(err: AxiosError, ctx: RequestContext, where: string): VError {
+  const code = err.code ?? 'network error';
+  const target = ctx.setting ? `${ctx.setting} (${ctx.baseUrl ?? 'its address'})` : 'api_url and auth_url';
+  if (isTlsError(code)) {
+    return connectorError(
+      'config_error',
+      `${where} failed: a TLS problem with ${target}: ${err.message} (${code}). Check the address, or a proxy that intercepts TLS.`,
+      {...ctx, code}
+    );
+  }
+  if (code in ADDRESS_ERRORS) {
+    return connectorError('config_error', `${where} failed: ${ADDRESS_ERRORS[code]} (${code}). Check ${target}.`, {
+      ...ctx,
+      code,
+    });
+  }
+  if (code === 'ECONNABORTED' || code === 'ETIMEDOUT') {
+    return connectorError(
+      'transient_error',
+      `${where} failed: ${target} did not answer in time (${code}, ${err.message}).`,
+      {...ctx, code}
+    );
+  }
+  return connectorError('transient_error', `${where} failed: no answer from ${target} (${code}).`, {...ctx, code});
+}
+
+/** Turns an HTTP failure into a VError with status, traceId and requestId, and no header or token. */
+export function apiError(err: unknown, ctx: RequestContext, body?: unknown): VError {
+  const where = ctx.questId ? `${ctx.operation} for quest ${ctx.questId}` : ctx.operation;
+  if (!isAxiosError(err)) {
+    // Already ours (a token failure raised inside a request): keep its type and message.
+    if (err instanceof VError && VError.info(err).failureType) return err;
+    const cause = err instanceof Error ? err : undefined;
+    return connectorError('system_error', `${where} failed: ${cause?.message ?? String(err)}`, {...ctx}, cause);
+  }
+  const response = err.response;
+  if (!response) return noAnswer(err, ctx, where);
+  const status = response.status;
+  const data = body ?? response.data;
+  const problem = parseProblemDetails(data);
+  let explanation = describeProblem(problem) ?? bodyExcerpt(data);
+  // The message names the quest once; the service's own text often repeats it in paths and quotes.
+  if (explanation && ctx.questId) explanation = explanation.split(ctx.questId).join('…');
+  const ids = supportIds(problem?.traceId, problem?.requestId);
+  const message = [
+    `${where} failed: HTTP ${status}${explanation ? ` - ${explanation}` : ''}.`,
+    hintFor(status, ctx),
+    ids ? `(${ids})` : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
+  const info = {
+    operation: ctx.operation,
+    questId: ctx.questId,
+    status,
+    traceId: problem?.traceId,
+    requestId: problem?.requestId,
+    validationErrors: problem?.errors,
+    explanation,
+  };
+  if (ctx.questId && (status === 403 || status === 404))
+    return new QuestInaccessible(ctx.questId, status, message, info);
+  return connectorError(failureTypeForStatus(status), message, info);
+}

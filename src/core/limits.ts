@@ -1,0 +1,66 @@
+import {MINUTE_MS} from './time';
+
+/**
+ * Every bound on attempts and waits, in one place, so that "how often" and "how long at most" have
+ * one answer. The rules that apply them live with their owners, named beside each group. The
+ * longest wait for an answer or for the next bytes of a download is the user's setting
+ * request_timeout_seconds; the longest wait for an export to be generated is export_timeout_minutes.
+ */
+export const LIMITS = {
+  /** api/http.ts: one HTTP request. */
+  http: {
+    /** Retries of network errors, timeouts and 5xx answers. */
+    retries: 6,
+    backoffBaseMs: 1000,
+    backoffMaxMs: MINUTE_MS,
+    /** Retries after 429 answers. */
+    throttleRetries: 20,
+    /** Longest single wait on a 429 or a low remaining budget. */
+    throttleWaitMaxMs: 5 * MINUTE_MS,
+    /** Longest time one request may spend waiting on 429s in all. */
+    throttleTotalMaxMs: 15 * MINUTE_MS,
+    /** An X-RateLimit-Reset further ahead than this is not a sane reading: it is logged and ignored. */
+    resetHorizonMs: 60 * MINUTE_MS,
+    /** A throttle wait at least this long is reported as a RATE_LIMITED stream status. */
+    reportThrottleAfterMs: 10_000,
+  },
+  /** api/rate-limit.ts: what one answer's rate-limit headers may decide. */
+  rateLimitGate: {
+    /** Requests are held when the remaining budget falls under this share of the limit. */
+    lowWaterFraction: 0.05,
+    /** A reading is forgotten after this long even if its reset time says otherwise. */
+    readingMaxAgeMs: 5 * MINUTE_MS,
+  },
+  /** sync/check.ts: check fails fast on what cannot heal in seconds. */
+  check: {
+    /** Retries of a timeout or 5xx (refused connections, unknown hosts and TLS errors are not retried). */
+    retries: 1,
+    /** The whole check, all quests included. */
+    deadlineMs: MINUTE_MS,
+  },
+  /** sync/export-job.ts: waiting for the service to generate an export. */
+  poll: {
+    initialMs: 500,
+    factor: 1.5,
+    maxMs: 10_000,
+    /** While an export is generated, a progress line this often. */
+    logEveryMs: MINUTE_MS,
+  },
+  /** sync/export-job.ts: 409 "an export for this quest is already being generated" (within export_timeout_minutes). */
+  conflict: {initialMs: 2000, maxMs: 30_000},
+  /** sync/export-policy.ts: the setbacks one planned window may meet before its stream fails. */
+  window: {
+    /** All setbacks of a window and of the pieces it was split into. */
+    setbacks: 10,
+    /** Exports of one piece ending in ERROR, in a row, before the piece is split. */
+    failedBeforeSplit: 2,
+    /** Downloads of one export cut off, in a row, before the piece is split. */
+    cutOffsBeforeSplit: 3,
+    /** Exports still not generated after export_timeout_minutes; each splits its piece. */
+    timeouts: 2,
+    /** A piece shorter than this is not split further. */
+    minSplitMs: 2,
+  },
+  /** Every wait at least this long is logged when it starts, with its reason and length. */
+  logWaitAfterMs: 5000,
+} as const;

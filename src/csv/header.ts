@@ -1,0 +1,24 @@
+export interface Columns {
+  /** Column names as the records carry them: the header's, made unique. */
+  names: string[];
+  /** Header names that appeared more than once, with the names given to the repeats. */
+  renamed: {original: string; renamed: string}[];
+}
+
+/**
+ * Header names as the survey shows them. Repeats get a numeric suffix (`Comment`, `Comment_2`) and a
+ * blank name becomes `column_N`, so that no cell overwrites another.
+ */
+export function columnsFromHeader(header: readonly string[], reserved: ReadonlySet<string> = new Set()): Columns {
+  const taken = new Set<string>(reserved);
+  const renamed: Columns['renamed'] = [];
+  const names = header.map((raw, i) => {
+    const base = raw.trim() === '' ? `column_${i + 1}` : raw;
+    let name = base;
+    for (let n = 2; taken.has(name); n++) name = `${base}_${n}`;
+    if (name !== raw) renamed.push({original: raw, renamed: name});
+    taken.add(name);
+    return name;
+  });
+  return {names, renamed};
+}

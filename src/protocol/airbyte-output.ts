@@ -1,0 +1,57 @@
+import VError from 'verror';
+
+import {errorContext, errorMessage, failureTypeOf} from '../core/errors';
+import {Runtime} from '../core/runtime';
+import {RowWriter, StreamRef, StreamStatus, SyncOutput} from '../sync/output-port';
+import {errorTrace, rateLimitedReason, streamState, streamStatus} from './messages';
+import {MessageWriter} from './output';
+import {RecordEncoder} from './record-encoder';
+
+/** What a read emits, as Airbyte protocol messages on the writer. */
+export class AirbyteOutput implements SyncOutput {
+  constructor(
+    private readonly writer: MessageWriter,
+    private readonly runtime: Runtime
+  ) {}
+
+  status(stream: StreamRef, status: StreamStatus): void {
+    void this.writer.write(streamStatus(stream, status, this.runtime.now()));
+  }
+
+  rateLimited(stream: StreamRef, until: number): void {
+    void this.writer.write(streamStatus(stream, 'RUNNING', this.runtime.now(), [rateLimitedReason(until)]));
+  }
+
+  rowWriter(stream: StreamRef, columns: readonly string[], constants: Readonly<Record<string, string>>): RowWriter {
+    const encoder = new RecordEncoder(stream, columns, constants);
+    return {
+      write: (rows) => {
+        const at = this.runtime.now();
+        let wait: Promise<void> | undefined;
+        for (const row of rows) wait = this.writer.writeLine(encoder.encode(row, at));
+        return wait;
+      },
+    };
+  }
+
+  state(stream: StreamRef, state: object, recordCount: number): Promise<void> {
+    return this.writer.writeNow(streamState(stream, state, recordCount));
+  }
+
+  /** Writes out everything queued. */
+  flush(): Promise<void> {
+    return this.writer.flush();
+  }
+
+  async error(err: Error, stream?: StreamRef): Promise<void> {
+    const context = errorContext(err);
+    delete context.failureType;
+    await this.writer.writeNow(
+      errorTrace(errorMessage(err), failureTypeOf(err), this.runtime.now(), {
+        ...(stream ? {stream} : {}),
+        internalMessage: JSON.stringify(context),
+        stackTrace: VError.fullStack(err),
+      })
+    );
+  }
+}

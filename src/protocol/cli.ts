@@ -1,0 +1,212 @@
+import {Command} from 'commander';
+import {
+  AirbyteCatalogMessage,
+  AirbyteConnectionStatus,
+  AirbyteConnectionStatusMessage,
+  AirbyteLogger,
+  AirbyteSpec,
+} from 'faros-airbyte-cdk';
+import fs from 'fs';
+import VError from 'verror';
+
+import {parseConfig, QuestbackConfig} from '../core/config';
+import {connectorError, errorMessage, failureTypeOf} from '../core/errors';
+import {Runtime} from '../core/runtime';
+import {CheckResult} from '../sync/check';
+import {SyncOutput} from '../sync/output-port';
+import {ConfiguredStream} from '../sync/reader';
+import {parseStateInput} from '../sync/state';
+import {AirbyteOutput} from './airbyte-output';
+import {errorTrace} from './messages';
+import {MessageWriter} from './output';
+
+/** The connector's operations, as the command line runs them. */
+export interface Connector {
+  spec(): Promise<AirbyteSpec>;
+  check(config: QuestbackConfig): Promise<CheckResult>;
+  discover(config: QuestbackConfig): Promise<AirbyteCatalogMessage>;
+  read(
+    config: QuestbackConfig,
+    catalog: readonly ConfiguredStream[],
+    state: ReadonlyMap<string, unknown>,
+    output: SyncOutput,
+    signal: AbortSignal
+  ): Promise<boolean>;
+}
+
+export interface CliEnvironment {
+  runtime: Runtime;
+  writer: MessageWriter;
+  logger: AirbyteLogger;
+  /** Registers a secret for redaction. */
+  onSecret(secret: string, clientId?: string): void;
+}
+
+/** Exit codes of a read stopped by a signal, as shells report them. */
+const SIGNAL_EXIT: Record<string, number> = {SIGTERM: 143, SIGINT: 130};
+/** After a signal, the read has this long to unwind before the process ends anyway. */
+const STOP_GRACE_MS = 10_000;
+
+function readJsonFile(file: string, what: string): unknown {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    throw connectorError(
+      'config_error',
+      `Cannot read the ${what} file ${file}: ${(err as NodeJS.ErrnoException).code ?? errorMessage(err)}.`
+    );
+  }
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw connectorError('config_error', `The ${what} file ${file} is not valid JSON: ${errorMessage(err)}.`);
+  }
+}
+
+function parseCatalog(raw: unknown): ConfiguredStream[] {
+  const streams = (raw as {streams?: unknown})?.streams;
+  if (!Array.isArray(streams)) {
+    throw connectorError(
+      'config_error',
+      'The catalog file has no "streams" list; pass the configured catalog Airbyte produced.'
+    );
+  }
+  for (const [i, s] of streams.entries()) {
+    const entry = s as {stream?: {name?: unknown}; sync_mode?: unknown};
+    if (typeof entry?.stream?.name !== 'string')
+      throw connectorError('config_error', `Catalog stream ${i} has no stream.name.`);
+    if (entry.sync_mode !== 'full_refresh' && entry.sync_mode !== 'incremental') {
+      throw connectorError(
+        'config_error',
+        `Catalog stream ${entry.stream.name} has sync_mode ${JSON.stringify(entry.sync_mode)}; use full_refresh or incremental.`
+      );
+    }
+  }
+  return streams as ConfiguredStream[];
+}
+
+/**
+ * The connector's command line: spec, check, discover, read, as the Airbyte protocol asks, with
+ * every message through one batched writer. Replaces the kit's runner, which logs per message with
+ * console.log, compresses state, and exits 0 when streams failed. A read told to stop (SIGTERM,
+ * SIGINT) ends its streams, says so in an error trace, and exits non-zero.
+ */
+export function buildCommand(connector: Connector, env: CliEnvironment): Command {
+  const {writer, logger, runtime} = env;
+  const finish = async (code: number): Promise<void> => {
+    await writer.flush();
+    process.exitCode = code;
+  };
+  /** A failure no stream handled: one error trace, exit 1. */
+  const fail = async (err: unknown): Promise<void> => {
+    await writer.write(
+      errorTrace(errorMessage(err), failureTypeOf(err), runtime.now(), {
+        stackTrace: err instanceof Error ? VError.fullStack(err) : undefined,
+      })
+    );
+    await finish(1);
+  };
+  const loadConfig = (file: string): QuestbackConfig => {
+    const {config, warnings} = parseConfig(readJsonFile(file, 'config'), runtime.now());
+    env.onSecret(config.client_secret, config.client_id);
+    for (const warning of warnings) logger.warn(warning);
+    return config;
+  };
+
+  const program = new Command().name('main').description('Airbyte source for the Questback Public Data Export API');
+  program.exitOverride();
+
+  program
+    .command('spec')
+    .description('print the connector specification')
+    .action(async () => {
+      await writer.write(await connector.spec());
+      await finish(0);
+    });
+
+  program
+    .command('check')
+    .description('check the addresses, the credentials and access to every quest')
+    .requiredOption('--config <path>', 'config JSON file')
+    .action(async (opts: {config: string}) => {
+      let result: CheckResult;
+      try {
+        result = await connector.check(loadConfig(opts.config));
+      } catch (err) {
+        result = {ok: false, message: errorMessage(err)};
+      }
+      await writer.write(
+        new AirbyteConnectionStatusMessage(
+          result.ok
+            ? {status: AirbyteConnectionStatus.SUCCEEDED}
+            : {status: AirbyteConnectionStatus.FAILED, message: result.message}
+        )
+      );
+      await finish(0);
+    });
+
+  program
+    .command('discover')
+    .description('list one stream per quest, with its columns')
+    .requiredOption('--config <path>', 'config JSON file')
+    .action(async (opts: {config: string}) => {
+      try {
+        await writer.write(await connector.discover(loadConfig(opts.config)));
+        await finish(0);
+      } catch (err) {
+        await fail(err);
+      }
+    });
+
+  program
+    .command('read')
+    .description('export the configured quests as records with per-stream state')
+    .requiredOption('--config <path>', 'config JSON file')
+    .requiredOption('--catalog <path>', 'configured catalog JSON file')
+    .option('--state <path>', 'state JSON file')
+    .action(async (opts: {config: string; catalog: string; state?: string}) => {
+      const stop = new AbortController();
+      let signal: string | undefined;
+      const onSignal = (name: string): void => {
+        if (signal) return;
+        signal = name;
+        logger.warn(`Received ${name}: stopping the sync`);
+        stop.abort();
+        setTimeout(() => process.exit(SIGNAL_EXIT[name] ?? 1), STOP_GRACE_MS).unref();
+      };
+      const handlers = Object.keys(SIGNAL_EXIT).map((name) => [name, () => onSignal(name)] as const);
+      for (const [name, handler] of handlers) process.once(name, handler);
+      try {
+        const config = loadConfig(opts.config);
+        const catalog = parseCatalog(readJsonFile(opts.catalog, 'catalog'));
+        const state = parseStateInput(opts.state ? readJsonFile(opts.state, 'state') : undefined);
+        logger.info(
+          `Reading ${catalog.length} stream(s) of ${config.quest_ids.length} configured quest(s) from ${config.start_date}`
+        );
+        const ok = await connector.read(config, catalog, state, new AirbyteOutput(writer, runtime), stop.signal);
+        if (signal) {
+          await writer.write(
+            errorTrace(
+              `The sync was stopped (${signal}) before it finished. Every stream's last STATE above is kept; the next sync resumes from there.`,
+              'transient_error',
+              runtime.now()
+            )
+          );
+          await finish(SIGNAL_EXIT[signal] ?? 1);
+          return;
+        }
+        if (!ok)
+          logger.error(
+            'The sync finished with failed streams; see the error traces above. The next sync resumes each stream from its last STATE.'
+          );
+        await finish(ok ? 0 : 1);
+      } catch (err) {
+        await fail(err);
+      } finally {
+        for (const [name, handler] of handlers) process.removeListener(name, handler);
+      }
+    });
+
+  return program;
+}

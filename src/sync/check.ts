@@ -1,0 +1,76 @@
+import {AirbyteLogger} from 'faros-airbyte-cdk';
+import {findQuestInaccessible} from '../api/api-error';
+import {QuestbackConfig} from '../core/config';
+import {Cancelled, errorMessage, isAuthFailure} from '../core/errors';
+import {LIMITS} from '../core/limits';
+import {Runtime} from '../core/runtime';
+import {formatDuration} from '../core/time';
+import {Connection} from './connection';
+import {mapLimited} from './discover';
+
+export type CheckResult = {ok: true} | {ok: false; message: string};
+
+/**
+ * A token, then one cheap list request per quest: proves the addresses, the credentials and access
+ * to every quest, within LIMITS.check.deadlineMs. What cannot heal in seconds fails at once, and the
+ * message names the setting to look at: auth_url or the credentials when the token fails, api_url
+ * when every quest fails alike, the quest ids that fail alone.
+ */
+export async function checkConnection(
+  config: QuestbackConfig,
+  connection: Connection,
+  runtime: Runtime,
+  logger: AirbyteLogger
+): Promise<CheckResult> {
+  const deadline = new AbortController();
+  let timedOut = false;
+  const timer = runtime.sleep(LIMITS.check.deadlineMs, deadline.signal).then(
+    () => {
+      timedOut = true;
+      deadline.abort(new Cancelled('deadline'));
+    },
+    () => undefined
+  );
+  const failures = new Map<string, Error>();
+  try {
+    await mapLimited(config.quest_ids, 4, async (questId) => {
+      if (deadline.signal.aborted) return;
+      try {
+        await connection.api.checkAccess(questId, deadline.signal);
+      } catch (err) {
+        const error = err instanceof Error ? err : new Error(String(err));
+        failures.set(questId, error);
+        // Credentials that do not work fail every quest the same way: stop at the first.
+        if (isAuthFailure(error)) deadline.abort(error);
+      }
+    });
+  } finally {
+    if (!deadline.signal.aborted) deadline.abort(new Cancelled('done'));
+    await timer;
+  }
+  const errors = [...failures.values()];
+  const auth = errors.find(isAuthFailure);
+  if (auth) return {ok: false, message: auth.message};
+  if (timedOut) {
+    return {
+      ok: false,
+      message: `The check did not finish within ${formatDuration(LIMITS.check.deadlineMs)}: the service at api_url (${config.api_url}) or auth_url (${config.auth_url}) is too slow to answer. Check both addresses, and try again.`,
+    };
+  }
+  if (errors.length === 0) {
+    logger.info(`Connection check passed: credentials accepted and ${config.quest_ids.length} quest(s) readable`);
+    return {ok: true};
+  }
+  const notFound = [...failures.values()].filter((e) => findQuestInaccessible(e)?.status === 404);
+  if (config.quest_ids.length > 1 && notFound.length === config.quest_ids.length) {
+    return {
+      ok: false,
+      message: `Every quest answered 404 Not Found. The quest ids are probably right and api_url (${config.api_url}) is wrong: it must be the API's base address (operations live under /v1), e.g. https://api.questback.com. First error: ${errorMessage(notFound[0])}`,
+    };
+  }
+  const lines = [...failures.entries()].map(([, e]) => errorMessage(e));
+  return {
+    ok: false,
+    message: `${failures.size} of ${config.quest_ids.length} quest(s) cannot be read: ${lines.join(' ')}`,
+  };
+}

@@ -1,0 +1,28 @@
+/**
+ * What a sync hands to the protocol layer. The sync layer decides what to emit and when; the
+ * protocol layer (src/protocol) decides how it is written. Kept here so that imports run one way.
+ */
+export interface StreamRef {
+  name: string;
+  namespace?: string;
+}
+
+export type StreamStatus = 'STARTED' | 'RUNNING' | 'COMPLETE' | 'INCOMPLETE';
+
+/** Writes the rows of one export window as records of its stream. */
+export interface RowWriter {
+  /** A returned promise means: wait before writing more. */
+  write(rows: readonly string[][]): Promise<void> | undefined;
+}
+
+export interface SyncOutput {
+  status(stream: StreamRef, status: StreamStatus): void;
+  /** The stream waits for the service's rate limit until this epoch ms. */
+  rateLimited(stream: StreamRef, until: number): void;
+  /** Records carry `columns` in cell order, then the fields in `constants`. */
+  rowWriter(stream: StreamRef, columns: readonly string[], constants: Readonly<Record<string, string>>): RowWriter;
+  /** A checkpoint: written out at once. */
+  state(stream: StreamRef, state: object, recordCount: number): Promise<void>;
+  /** A failure, of a stream or (without one) of the whole sync. */
+  error(err: Error, stream?: StreamRef): Promise<void>;
+}

@@ -1,0 +1,95 @@
+import {ColumnNames} from '../core/config';
+import {parseUtcTimestamp} from '../core/time';
+import {columnsFromHeader} from '../csv/header';
+import {warehouseNames} from './column-names';
+
+/** Fields the connector adds to every record, beside the quest's CSV columns. */
+export const QUEST_ID_FIELD = '_questback_quest_id';
+export const WINDOW_START_FIELD = '_questback_window_start';
+export const CURSOR_FIELD = '_questback_window_end';
+export const CONNECTOR_FIELDS: ReadonlySet<string> = new Set([QUEST_ID_FIELD, WINDOW_START_FIELD, CURSOR_FIELD]);
+
+/** A warehouse-safe table name that still shows the quest id: quest_<uuid with underscores>. */
+export function streamNameFor(questId: string): string {
+  return `quest_${questId.toLowerCase().replace(/-/g, '_')}`;
+}
+
+export function questIdFromStreamName(name: string): string | undefined {
+  const m = /^quest_([0-9a-f]{8})_([0-9a-f]{4})_([0-9a-f]{4})_([0-9a-f]{4})_([0-9a-f]{12})$/.exec(name);
+  return m ? m.slice(1).join('-') : undefined;
+}
+
+/** A column of a quest's records: its field name, and the header text it came from. */
+export interface Column {
+  name: string;
+  title: string;
+  format?: 'date-time';
+}
+
+/**
+ * The record field names of a header. "warehouse": ASCII snake_case names that every destination
+ * keeps as they are (the header text stays in the schema's title); "survey": the header texts, made
+ * unique, as the survey shows them (destinations then rewrite them their own way).
+ */
+export function recordColumns(header: readonly string[], mode: ColumnNames): Column[] {
+  const names =
+    mode === 'warehouse' ? warehouseNames(header, CONNECTOR_FIELDS) : columnsFromHeader(header, CONNECTOR_FIELDS).names;
+  return header.map((title, i) => ({name: names[i], title}));
+}
+
+const TIMESTAMP_NAME =
+  /^(created|created at|creation date|completed|completed at|started|started at|submitted|submitted at|last modified|modified)$/i;
+
+/**
+ * Marks as date-time the response timestamp columns (`Created` and the like) whose sampled values
+ * are all ISO 8601 UTC timestamps. With no sample value the column stays a string: a guessed type
+ * would make a destination null every value of another format.
+ */
+export function typeColumns(columns: Column[], sample: readonly string[][]): Column[] {
+  return columns.map((column, i) => {
+    const values = sample.map((row) => row[i]).filter((v) => v !== undefined && v !== '');
+    const timestamps = values.length > 0 && values.every((v) => parseUtcTimestamp(v) !== undefined);
+    return TIMESTAMP_NAME.test(column.title.trim()) && timestamps ? {...column, format: 'date-time'} : column;
+  });
+}
+
+/** The response id column, if the export has one: the natural primary key of a quest's rows. */
+export function responseIdColumn(columns: readonly Column[]): string | undefined {
+  return columns.find((c) => c.title.toLowerCase().replace(/[^a-z]/g, '') === 'responseid')?.name;
+}
+
+export interface JsonSchema {
+  $schema: string;
+  type: 'object';
+  additionalProperties: true;
+  properties: Record<string, Record<string, unknown>>;
+}
+
+/**
+ * The stream's schema: every CSV column as a nullable string (the export does not say which are
+ * numbers; destinations cast later) unless it is a known timestamp column, plus the connector's
+ * fields. The platform keeps only the fields listed here, so a column missing from it never reaches
+ * the warehouse: discover must see every column, and a schema refresh picks up new ones.
+ */
+export function questSchema(columns: readonly Column[]): JsonSchema {
+  const properties: JsonSchema['properties'] = {};
+  for (const column of columns) {
+    properties[column.name] = {
+      type: ['null', 'string'],
+      ...(column.format ? {format: column.format} : {}),
+      ...(column.title !== column.name ? {title: column.title} : {}),
+    };
+  }
+  properties[QUEST_ID_FIELD] = {type: 'string', description: 'Id of the quest (survey) the response belongs to.'};
+  properties[WINDOW_START_FIELD] = {
+    type: 'string',
+    format: 'date-time',
+    description: 'Start (exclusive) of the export time window the row came from.',
+  };
+  properties[CURSOR_FIELD] = {
+    type: 'string',
+    format: 'date-time',
+    description: 'End (inclusive) of the export time window the row came from; the incremental cursor.',
+  };
+  return {$schema: 'http://json-schema.org/draft-07/schema#', type: 'object', additionalProperties: true, properties};
+}

@@ -1,0 +1,342 @@
+import {DAY_MS, TimeWindow} from '../../src/core/time';
+import {QuestPlan, QuestSync} from '../../src/sync/quest-sync';
+import {ExportSlots, Priority} from '../../src/sync/scheduler';
+import {FakeExportApi, FakeScript, prng, quietLogger, recordingOutput, virtualRuntime} from '../helpers/fake-api';
+
+const Q = 'q1';
+const STREAM = 'quest_q1';
+const NOW = Date.parse('2026-11-26T00:00:00.000Z');
+
+interface Run {
+  api: FakeExportApi;
+  output: ReturnType<typeof recordingOutput>;
+  slots: ExportSlots;
+  maxInUse: number;
+  error?: Error;
+}
+
+/** Reads quest Q over (from, NOW] with a fake API holding `times`, as the reader would. */
+async function readQuest(
+  times: number[],
+  opts: {
+    from: number;
+    cursor?: number;
+    script?: FakeScript;
+    targetRows?: number;
+    limit?: number;
+    density?: QuestPlan['density'];
+    stopAfterStates?: number;
+    maxSpanMs?: number;
+  }
+): Promise<Run> {
+  const rt = virtualRuntime(NOW);
+  const api = new FakeExportApi(new Map([[Q, times]]), rt, opts.script);
+  const slots = new ExportSlots(opts.limit ?? 4);
+  const output = recordingOutput();
+  const stop = new AbortController();
+  const run: Run = {api, output, slots, maxInUse: 0};
+  const createExport = api.createExport.bind(api);
+  api.createExport = async (...args) => {
+    run.maxInUse = Math.max(run.maxInUse, slots.inUse);
+    return createExport(...args);
+  };
+  if (opts.stopAfterStates !== undefined) {
+    const state = output.state.bind(output);
+    output.state = async (...args) => {
+      await state(...args);
+      if (output.recorded.states.length >= (opts.stopAfterStates as number)) stop.abort();
+    };
+  }
+  const header = api.header;
+  const sync = new QuestSync(
+    {
+      api,
+      slots,
+      runtime: rt,
+      logger: quietLogger(),
+      output,
+      sizing: {targetRows: opts.targetRows ?? 1000, maxSpanMs: opts.maxSpanMs},
+      exportTimeoutMs: 60 * 60_000,
+      csv: {separator: '|'},
+      columnNames: 'survey',
+    },
+    {
+      questId: Q,
+      stream: {name: STREAM},
+      configuredNames: new Set(header),
+      configuredTitles: new Set(header),
+      from: opts.from,
+      cursor: opts.cursor ?? opts.from,
+      end: NOW,
+      density: opts.density,
+    },
+    stop.signal
+  );
+  try {
+    await sync.run();
+  } catch (err) {
+    run.error = err as Error;
+  }
+  return run;
+}
+
+function ids(rows: string[][]): string[] {
+  return rows.map((r) => r[0]);
+}
+
+/** Rows at `count` moments spread over (start, end], strictly increasing. */
+function spread(count: number, start: number, end: number): number[] {
+  return Array.from(
+    {length: count},
+    (_, i) => start + 1 + Math.floor(((end - start - 1) * i) / Math.max(1, count - 1))
+  );
+}
+
+/** The windows read, in order, chain without gap or overlap from `from` to NOW, and each STATE follows its rows. */
+function expectChained(run: Run, from: number): void {
+  const cursors = run.output.recorded.states.map((s) => Date.parse(s.cursor));
+  for (let i = 1; i < cursors.length; i++) expect(cursors[i]).toBeGreaterThanOrEqual(cursors[i - 1]);
+  expect(cursors[cursors.length - 1]).toBe(NOW);
+  // Every exported window lies within (from, NOW]; the pieces that completed cover it without overlap.
+  for (const e of run.api.exports) {
+    expect(e.window.since).toBeGreaterThanOrEqual(from);
+    expect(e.window.until).toBeLessThanOrEqual(NOW);
+  }
+  // Each row is emitted before the STATE whose cursor covers its creation time.
+  const rows = run.output.recorded.rows.get(STREAM) ?? [];
+  for (const s of run.output.recorded.states) {
+    const covered = rows.filter((r) => Date.parse(r[1]) <= Date.parse(s.cursor)).length;
+    expect(s.rowsSoFar).toBeGreaterThanOrEqual(covered);
+  }
+}
+
+describe('a quest read with adaptive windows (fake API, virtual clock)', () => {
+  test('a sparse history of six years costs a handful of exports, every row once', async () => {
+    const from = NOW - 6 * 365 * DAY_MS;
+    const times = spread(2000, NOW - 90 * DAY_MS, NOW - 60_000);
+    const run = await readQuest(times, {from, targetRows: 100_000});
+    expect(run.error).toBeUndefined();
+    expect(run.api.exports.length).toBeLessThanOrEqual(6);
+    expect(ids(run.output.recorded.rows.get(STREAM) ?? [])).toEqual(ids(run.api.rowsOf(Q)));
+    expectChained(run, from);
+  });
+
+  test('a dense year checkpoints about every target rows, no export above twice the target', async () => {
+    const from = NOW - 365 * DAY_MS;
+    const times = spread(40_000, from, NOW - 60_000);
+    const run = await readQuest(times, {from, targetRows: 5000, limit: 3});
+    expect(run.error).toBeUndefined();
+    expect(ids(run.output.recorded.rows.get(STREAM) ?? [])).toEqual(ids(run.api.rowsOf(Q)));
+    expect(Math.max(...run.api.exports.map((e) => e.rows))).toBeLessThanOrEqual(10_000);
+    expect(run.api.exports.length).toBeLessThanOrEqual(40_000 / 5000 + 4);
+    expect(run.maxInUse).toBeLessThanOrEqual(3);
+    expectChained(run, from);
+  });
+
+  test('a state with the density sizes an incremental sync in exactly one export', async () => {
+    const from = NOW - 2 * 3_600_000;
+    const times = spread(100, from, NOW - 60_000);
+    const run = await readQuest(times, {from, targetRows: 100_000, density: {rows_per_day: 2740}});
+    expect(run.api.exports).toHaveLength(1);
+    expect(run.output.recorded.rows.get(STREAM)).toHaveLength(100);
+    expect(run.output.recorded.states.at(-1)?.state).toMatchObject({density: {rows_per_day: expect.any(Number)}});
+  });
+
+  test('window_days caps every window', async () => {
+    const from = NOW - 100 * DAY_MS;
+    const run = await readQuest(spread(50, from, NOW - 60_000), {from, maxSpanMs: 30 * DAY_MS});
+    expect(run.api.exports.every((e) => e.window.until - e.window.since <= 30 * DAY_MS)).toBe(true);
+    expect(run.output.recorded.rows.get(STREAM)).toHaveLength(50);
+  });
+
+  test('an export that keeps failing on the service is split, and the halves are read: every row once', async () => {
+    const from = NOW - 30 * DAY_MS;
+    const times = spread(3000, from, NOW - 60_000);
+    // The service chokes on exports of more than 800 rows.
+    const run = await readQuest(times, {
+      from,
+      targetRows: 100_000,
+      script: {outcome: (e) => (e.rows > 800 ? 'error' : 'ok')},
+    });
+    expect(run.error).toBeUndefined();
+    expect(ids(run.output.recorded.rows.get(STREAM) ?? [])).toEqual(ids(run.api.rowsOf(Q)));
+    expect(run.api.exports.some((e) => e.outcome === 'error')).toBe(true);
+    expectChained(run, from);
+  });
+
+  test('a download cut off is downloaded again and the rows already emitted are skipped by count', async () => {
+    const from = NOW - 10 * DAY_MS;
+    const times = spread(500, from, NOW - 60_000);
+    const run = await readQuest(times, {
+      from,
+      targetRows: 100_000,
+      script: {cutAfter: (_e, n, size) => (n <= 2 ? Math.floor((size * n) / 3) : undefined)},
+    });
+    expect(run.error).toBeUndefined();
+    expect(ids(run.output.recorded.rows.get(STREAM) ?? [])).toEqual(ids(run.api.rowsOf(Q)));
+    expect(Math.max(...run.api.exports.map((e) => e.downloads))).toBe(3);
+  });
+
+  test('a download cut off every time is split after three, carrying the skip into the halves', async () => {
+    const from = NOW - 10 * DAY_MS;
+    const times = spread(400, from, NOW - 60_000);
+    // Whole files of more than 100 rows never arrive; the cut comes late, after rows were emitted.
+    const run = await readQuest(times, {
+      from,
+      targetRows: 100_000,
+      script: {cutAfter: (e, _n, size) => (e.rows > 100 ? Math.floor(size * 0.9) : undefined)},
+    });
+    expect(run.error).toBeUndefined();
+    expect(ids(run.output.recorded.rows.get(STREAM) ?? [])).toEqual(ids(run.api.rowsOf(Q)));
+    expectChained(run, from);
+  });
+
+  test('a file that differs on download again fails the window before any STATE past it', async () => {
+    const from = NOW - 10 * DAY_MS;
+    const times = spread(300, from, NOW - 60_000);
+    const run = await readQuest(times, {
+      from,
+      targetRows: 100_000,
+      script: {
+        cutAfter: (_e, n, size) => (n === 1 ? Math.floor(size / 2) : undefined),
+        alter: (_e, n, rows) => (n === 2 ? rows.map((r) => [r[0], r[1], `${r[2]} (edited)`]) : rows),
+      },
+    });
+    expect(run.error?.message).toMatch(/differs from the earlier download/);
+    expect(run.output.recorded.states.filter((s) => s.recordCount > 0)).toEqual([]);
+  });
+
+  test('a gone file (410) makes the export be created again', async () => {
+    const from = NOW - 3 * DAY_MS;
+    const times = spread(20, from, NOW - 60_000);
+    const run = await readQuest(times, {from, script: {gone: (_e, n) => n === 1 && _e.id === 'e1'}});
+    expect(run.error).toBeUndefined();
+    expect(run.api.exports.length).toBeGreaterThanOrEqual(2);
+    expect(run.output.recorded.rows.get(STREAM)).toHaveLength(20);
+  });
+
+  test('an export stuck beyond the timeout splits its window, then the stream fails within its budget', async () => {
+    const from = NOW - 3 * DAY_MS;
+    const run = await readQuest(spread(20, from, NOW - 60_000), {from, script: {outcome: () => 'stuck'}});
+    expect(run.error?.message).toMatch(/was still PENDING after/);
+    expect(run.api.exports.length).toBeLessThanOrEqual(5);
+    expect(run.output.recorded.states).toEqual([]);
+  });
+
+  test('a read stopped after a checkpoint resumes from it with nothing lost and nothing twice', async () => {
+    const from = NOW - 365 * DAY_MS;
+    const times = spread(20_000, from, NOW - 60_000);
+    const first = await readQuest(times, {from, targetRows: 2000, stopAfterStates: 3});
+    const states = first.output.recorded.states;
+    expect(states.length).toBeGreaterThanOrEqual(3);
+    const last = states[states.length - 1];
+    const committed = (first.output.recorded.rows.get(STREAM) ?? []).slice(0, last.rowsSoFar);
+    const cursor = Date.parse(last.cursor);
+    const second = await readQuest(times, {
+      from: cursor,
+      cursor,
+      targetRows: 2000,
+      density: (last.state as {density?: QuestPlan['density']}).density,
+    });
+    expect(second.error).toBeUndefined();
+    const all = [...ids(committed), ...ids(second.output.recorded.rows.get(STREAM) ?? [])];
+    expect(all).toEqual(ids(first.api.rowsOf(Q)));
+  });
+
+  test('property: random row distributions and failure points chain exactly and deliver the truth once', async () => {
+    const stats = {exports: 0, failed: 0, cut: 0, aborted: 0};
+    for (let seed = 1; seed <= 30; seed++) {
+      const random = prng(seed);
+      const from = NOW - Math.floor((30 + random() * 2000) * DAY_MS);
+      const times: number[] = [];
+      const bursts = 1 + Math.floor(random() * 4);
+      for (let b = 0; b < bursts; b++) {
+        const center = from + random() * (NOW - 120_000 - from);
+        const width = random() * 60 * DAY_MS;
+        const count = Math.floor(random() * 1500);
+        for (let i = 0; i < count; i++)
+          times.push(Math.min(NOW - 60_000, Math.floor(center + (random() - 0.5) * width)));
+      }
+      const sorted = [...new Set(times.filter((t) => t > from))].sort((a, b) => a - b);
+      const failRate = 0.1 + random() * 0.3;
+      const cutRate = 0.1 + random() * 0.4;
+      const goneRate = random() * 0.1;
+      const rand = prng(seed * 7919);
+      const run = await readQuest(sorted, {
+        from,
+        targetRows: 100 + Math.floor(random() * 800),
+        limit: 1 + Math.floor(random() * 4),
+        // Half the runs cap the windows (window_days), so that many windows and splits happen.
+        maxSpanMs: seed % 2 ? Math.floor((1 + random() * 60) * DAY_MS) : undefined,
+        script: {
+          outcome: () => (rand() < failRate ? 'error' : rand() < 0.05 ? 'vanish' : 'ok'),
+          cutAfter: (_e, _n, size) => (rand() < cutRate ? Math.floor(size * rand()) : undefined),
+          gone: () => rand() < goneRate,
+        },
+      });
+      stats.exports += run.api.exports.length;
+      stats.failed += run.api.exports.filter((e) => e.outcome !== 'ok').length;
+      stats.cut +=
+        run.api.exports.reduce((n, e) => n + e.downloads, 0) - run.api.exports.filter((e) => e.downloads).length;
+      stats.aborted += run.error ? 1 : 0;
+      if (run.error) {
+        // A window out of setbacks: nothing past the last STATE counts; what was committed is a prefix of the truth.
+        const last = run.output.recorded.states.at(-1);
+        const committed = ids((run.output.recorded.rows.get(STREAM) ?? []).slice(0, last?.rowsSoFar ?? 0));
+        expect(committed).toEqual(ids(run.api.rowsOf(Q)).slice(0, committed.length));
+        continue;
+      }
+      expect({seed, rows: ids(run.output.recorded.rows.get(STREAM) ?? [])}).toEqual({
+        seed,
+        rows: ids(run.api.rowsOf(Q)),
+      });
+      expectChained(run, from);
+      expect(run.maxInUse).toBeLessThanOrEqual(4);
+    }
+    // The runs really met setbacks and many windows.
+    expect(stats.exports).toBeGreaterThan(300);
+    expect(stats.failed).toBeGreaterThan(30);
+    expect(stats.cut).toBeGreaterThan(30);
+    expect(stats.aborted).toBeLessThan(15);
+  });
+});
+
+describe('the export slots', () => {
+  test('never more than the limit; a needed export goes first; one planned ahead never takes the last slot', async () => {
+    const slots = new ExportSlots(3);
+    const stop = new AbortController();
+    const order: string[] = [];
+    const a = await slots.acquire(Priority.Needed, stop.signal);
+    const b = await slots.acquire(Priority.Ahead, stop.signal);
+    // Two in use, one free: kept for a needed export.
+    const ahead = slots.request(Priority.Ahead, stop.signal);
+    void ahead.slot.then(() => order.push('ahead'));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(slots.inUse).toBe(2);
+    const needed = slots.acquire(Priority.Needed, stop.signal).then((s) => (order.push('needed'), s));
+    const cancelled = new AbortController();
+    const dropped = slots.acquire(Priority.Needed, cancelled.signal);
+    cancelled.abort();
+    await expect(dropped).rejects.toThrow(/cancelled/);
+    const c = await needed;
+    expect(slots.inUse).toBe(3);
+    a.release();
+    a.release();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(order).toEqual(['needed']);
+    // A reader now waits for the export planned ahead: it may take the last slot.
+    ahead.prioritize();
+    (await ahead.slot).release();
+    expect(order).toEqual(['needed', 'ahead']);
+    b.release();
+    c.release();
+    expect(slots.inUse).toBe(0);
+  });
+});
+
+/** The windows read must never leave a gap: a helper check of the fake itself. */
+test('the fake API filters rows by (since, until]', () => {
+  const api = new FakeExportApi(new Map([[Q, [10, 20, 30]]]), virtualRuntime());
+  const window: TimeWindow = {since: 10, until: 30};
+  expect(api.rowsOf(Q, window).map((r) => r[0])).toEqual(['q1-1', 'q1-2']);
+});
