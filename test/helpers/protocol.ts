@@ -4,44 +4,26 @@ import fs from 'fs';
 import yaml from 'js-yaml';
 import path from 'path';
 
-/** The official protocol schema lives beside the project (../shared), never inside it. */
-export const PROTOCOL_FILE = path.resolve(
-  __dirname,
-  '..',
-  '..',
-  '..',
-  'shared',
-  'airbyte-protocol',
-  'airbyte_protocol.v0.18.0.yaml'
-);
+/** The official Airbyte protocol schema, vendored in test/protocol (see its SOURCE.md). */
+export const PROTOCOL_FILE = path.resolve(__dirname, '..', 'protocol', 'airbyte_protocol.v0.18.0.yaml');
 
 export interface AirbyteMessageJson {
   type: string;
   [key: string]: unknown;
 }
 
-let validator: ValidateFunction | null | undefined;
+let validator: ValidateFunction | undefined;
 
-/**
- * The schema validator, or null when the schema is not beside the project (a clone outside the
- * workspace): then only the message structure is checked, and the test run says so once.
- */
-function messageValidator(): ValidateFunction | null {
-  if (validator !== undefined) return validator;
-  if (!fs.existsSync(PROTOCOL_FILE)) {
-    process.stderr.write(
-      `\nNOTE: the Airbyte protocol schema is not at ${PROTOCOL_FILE} (../shared/airbyte-protocol beside the project); ` +
-        'messages are checked for their structure only, not against the official schema.\n'
-    );
-    validator = null;
-    return validator;
-  }
+/** The validator of `#/definitions/AirbyteMessage`, compiled once. */
+function messageValidator(): ValidateFunction {
+  if (validator) return validator;
   const schema = yaml.load(fs.readFileSync(PROTOCOL_FILE, 'utf8')) as Record<string, unknown>;
   const ajv = new Ajv({strict: false, allErrors: true});
   addFormats(ajv);
   ajv.addSchema(schema, 'protocol');
-  validator = ajv.getSchema('protocol#/definitions/AirbyteMessage');
-  if (!validator) throw new Error('AirbyteMessage definition not found in the protocol schema');
+  const validate = ajv.getSchema('protocol#/definitions/AirbyteMessage');
+  if (!validate) throw new Error(`AirbyteMessage definition not found in ${PROTOCOL_FILE}`);
+  validator = validate;
   return validator;
 }
 
@@ -68,8 +50,7 @@ export function messageErrors(line: string): string[] {
   const errors: string[] = [];
   if (typeof message !== 'object' || message === null || Array.isArray(message))
     return [`not a JSON object: ${line.slice(0, 200)}`];
-  if (validate && !validate(message))
-    errors.push(...(validate.errors ?? []).map((e) => `${e.instancePath} ${e.message}`));
+  if (!validate(message)) errors.push(...(validate.errors ?? []).map((e) => `${e.instancePath} ${e.message}`));
   const payload = PAYLOAD[message.type];
   if (!payload) errors.push(`unknown type ${message.type}`);
   else if (message[payload] === undefined) errors.push(`${message.type} without ${payload}`);
