@@ -46,7 +46,7 @@ const json = <T = Record<string, unknown>>(r: Resp): T => JSON.parse(r.text) as 
 const form = (fields: Record<string, string>): string => new URLSearchParams(fields).toString();
 const FORM = {'Content-Type': 'application/x-www-form-urlencoded'};
 
-async function getToken(sim: Simulator): Promise<string> {
+async function getToken(sim: Pick<Simulator, 'authUrl' | 'clientId' | 'clientSecret' | 'projectId'>): Promise<string> {
   const r = await request(`${sim.authUrl}/oauth/v2/token`, {
     method: 'POST',
     headers: FORM,
@@ -1042,17 +1042,12 @@ describe('simulator CLI', () => {
       expect(Math.round(back)).toBe(90);
       expect(config.settle_seconds).toBe(0);
       // The config works against the running simulator.
-      const token = await request(`${config.auth_url as string}/oauth/v2/token`, {
-        method: 'POST',
-        headers: FORM,
-        body: form({
-          grant_type: 'client_credentials',
-          client_id: config.client_id as string,
-          client_secret: config.client_secret as string,
-          scope: `urn:zitadel:iam:org:project:id:${config.project_id as string}:aud`,
-        }),
+      const bearer = await getToken({
+        authUrl: config.auth_url as string,
+        clientId: config.client_id as string,
+        clientSecret: config.client_secret as string,
+        projectId: config.project_id as string,
       });
-      const bearer = json<{access_token: string}>(token).access_token;
       const quest = (config.quest_ids as string[])[0];
       const r = await request(`${config.api_url as string}/v1/quests/${quest}/invitations?take=0`, {
         headers: {Authorization: `Bearer ${bearer}`},
