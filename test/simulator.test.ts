@@ -1,9 +1,15 @@
 // Contract tests of the bundled Questback API simulator (test/simulator): the connector's tests,
 // the benchmark and the demo rely on this behaviour.
 
+import * as fs from 'fs';
 import * as http from 'http';
+import * as os from 'os';
+import * as path from 'path';
+import {gunzipSync} from 'zlib';
 import {parse} from 'csv-parse/sync';
-import {ExportSettings, Simulator, startSimulator} from './simulator';
+import {ExportSettings, FileEncoding, QuestConfig, Simulator, startSimulator} from './simulator';
+import {DEFAULT_PORT, parseArgs, runCli} from './simulator/cli-app';
+import {cellEncoder} from './simulator/csv';
 
 interface Resp {
   status: number;
@@ -40,7 +46,7 @@ const json = <T = Record<string, unknown>>(r: Resp): T => JSON.parse(r.text) as 
 const form = (fields: Record<string, string>): string => new URLSearchParams(fields).toString();
 const FORM = {'Content-Type': 'application/x-www-form-urlencoded'};
 
-async function getToken(sim: Simulator): Promise<string> {
+async function getToken(sim: Pick<Simulator, 'authUrl' | 'clientId' | 'clientSecret' | 'projectId'>): Promise<string> {
   const r = await request(`${sim.authUrl}/oauth/v2/token`, {
     method: 'POST',
     headers: FORM,
@@ -105,8 +111,8 @@ class Client {
 }
 
 const SEPARATOR: Record<string, string> = {PIPE: '|', COMMA: ',', SEMICOLON: ';', TAB: '\t'};
-const parseCsv = (text: string, separator = 'PIPE'): string[][] =>
-  parse(text, {bom: true, delimiter: SEPARATOR[separator], record_delimiter: '\r\n'}) as string[][];
+const parseCsv = (text: string, separator = 'PIPE', recordDelimiter = '\r\n'): string[][] =>
+  parse(text, {bom: true, delimiter: SEPARATOR[separator], record_delimiter: recordDelimiter}) as string[][];
 
 function expectProblem(r: Resp, status: number): Record<string, unknown> {
   expect(r.status).toBe(status);
@@ -526,5 +532,537 @@ describe('simulator', () => {
       expect(none.body.length).toBe(0);
       expect(odd.groundTruth('none-no-header')).toEqual({header: [], rows: []});
     });
+  });
+});
+
+/** Starts a simulator with a token-holding client; `run` gets both, and the simulator is closed after. */
+async function withSim(
+  options: Parameters<typeof startSimulator>[0],
+  run: (sim: Simulator, c: Client) => Promise<void>
+): Promise<void> {
+  const sim = await startSimulator(options);
+  try {
+    await run(sim, new Client(sim, await getToken(sim)));
+  } finally {
+    await sim.close();
+  }
+}
+
+/** The 302 Location of a completed export of `questId`. */
+async function completedLocation(c: Client, questId: string, settings: ExportSettings = {}): Promise<string> {
+  const id = await c.createExport(questId, settings);
+  const done = await c.waitForExport(questId, id);
+  expect(done.status).toBe(302);
+  return done.headers.location as string;
+}
+
+/** A file as the simulator writes it for groundTruth content: UTF-8 text, BOM, CRLF, PIPE. */
+function serialize(truth: {header: string[]; rows: string[][]}): string {
+  const encode = cellEncoder('|');
+  return '\uFEFF' + [truth.header, ...truth.rows].map((r) => r.map(encode).join('|') + '\r\n').join('');
+}
+
+describe('simulator quest options: data', () => {
+  it('takes explicit creation times (ISO or epoch ms, any order) that define the rows', async () => {
+    const now = Date.now();
+    const times = [now - 3_600_000, new Date(now - 7_200_000).toISOString(), now - 120_000, '2024-02-29T12:00:00.123Z'];
+    const sorted = times.map((t) => (typeof t === 'number' ? t : Date.parse(t))).sort((a, b) => a - b);
+    await withSim({exportDurationMs: 10, quests: [{id: 'times', createdAt: times}]}, async (sim, c) => {
+      expect(sim.quests[0].rows).toBe(4);
+      expect(sim.quests[0].firstCreatedAt).toBe('2024-02-29T12:00:00.123Z');
+      const truth = sim.groundTruth('times');
+      expect(truth.rows.map((r) => Date.parse(r[1]))).toEqual(sorted);
+      const since = new Date(sorted[1]).toISOString();
+      expect(parseCsv((await c.exportCsv('times', {}, {since})).text).slice(1)).toEqual(truth.rows.slice(2));
+    });
+    const late = {id: 'late', createdAt: [now - 1000]};
+    await expect(startSimulator({quests: [late]})).rejects.toThrow(/60 s before/);
+    await expect(startSimulator({quests: [{id: 'dup', createdAt: [1000, '1970-01-01T00:00:01Z']}]})).rejects.toThrow(
+      /twice/
+    );
+    await expect(startSimulator({quests: [{id: 'rows', rows: 3, createdAt: [1000, 2000]}]})).rejects.toThrow(
+      /disagrees/
+    );
+    await expect(startSimulator({quests: [{id: 'zone', createdAt: ['2024-01-01T00:00:00']}]})).rejects.toThrow(/zone/);
+  });
+
+  describe('question titles', () => {
+    let sim: Simulator;
+    let c: Client;
+    const TITLES = ['Rate us', 'Comment', 'Pick some', 'Pick one', 'Other'];
+    beforeAll(async () => {
+      sim = await startSimulator({
+        exportDurationMs: 10,
+        quests: [
+          {id: 'no', rows: 30, columns: 7, titles: 'norwegian'},
+          {id: 'de', rows: 10, columns: 20, titles: 'german'},
+          {id: 'long', rows: 10, columns: 20, titles: 'long'},
+          {id: 'own', rows: 10, questionTitles: TITLES},
+        ],
+      });
+      c = new Client(sim, await getToken(sim));
+    });
+    afterAll(() => sim.close());
+    const expanded: ExportSettings = {valueType: 'TEXT', expandMultipleChoiceToColumns: true, fieldSeparator: 'COMMA'};
+
+    it('norwegian: titles and choices with æ/ø/å, exported as groundTruth says', async () => {
+      const truth = sim.groundTruth('no', expanded);
+      expect(truth.header).toContain('Hvor fornøyd er du med kundeservicen? (1-5)');
+      expect(truth.header).toContain('Hvilke områder bør kommunen prioritere?: Økonomi');
+      expect(truth.rows.flat()).toContain('Både og');
+      expect(parseCsv((await c.exportCsv('no', expanded)).text, 'COMMA')).toEqual([truth.header, ...truth.rows]);
+    });
+
+    it('german: titles with ä/ö/ü/ß, unique even where templates repeat', async () => {
+      const header = sim.groundTruth('de').header;
+      expect(header).toContain('Wie zufrieden sind Sie mit unserem Kundenservice?');
+      expect(header).toContain('Größe des Unternehmens');
+      expect(new Set(header).size).toBe(header.length);
+      const truth = sim.groundTruth('de', expanded);
+      expect(parseCsv((await c.exportCsv('de', expanded)).text, 'COMMA')).toEqual([truth.header, ...truth.rows]);
+    });
+
+    it('long: 80-150 characters, unique in full, colliding once cut at 63', async () => {
+      const titles = sim.groundTruth('long').header.slice(2);
+      for (const t of titles) expect(t.length).toBeGreaterThanOrEqual(80);
+      for (const t of titles) expect(t.length).toBeLessThanOrEqual(150);
+      expect(new Set(titles).size).toBe(titles.length);
+      expect(new Set(titles.map((t) => t.slice(0, 63))).size).toBeLessThan(titles.length);
+      const header = sim.groundTruth('long', expanded).header;
+      expect(new Set(header).size).toBe(header.length);
+      const multi = header.filter((h) => h.endsWith(': Phone') || h.endsWith(': Chat'));
+      expect(multi.length).toBeGreaterThanOrEqual(2);
+      expect(new Set(multi.map((h) => h.slice(0, 63))).size).toBe(1);
+      expect(parseCsv((await c.exportCsv('long', expanded)).text, 'COMMA')[0]).toEqual(header);
+    });
+
+    it('questionTitles: the given titles in column order, kinds unchanged', async () => {
+      expect(sim.groundTruth('own').header).toEqual(['Response ID', 'Created', ...TITLES]);
+      const header = parseCsv((await c.exportCsv('own', expanded)).text, 'COMMA')[0];
+      expect(header.slice(2, 4)).toEqual(['Rate us', 'Comment']);
+      expect(header[4]).toBe('Pick some: Red');
+      expect(header.filter((h) => h.startsWith('Pick some: '))).toHaveLength(5);
+      expect(header.slice(-2)).toEqual(['Pick one', 'Other']);
+      await expect(startSimulator({quests: [{id: 'x', rows: 1, columns: 3, questionTitles: ['a']}]})).rejects.toThrow(
+        /one title per column/
+      );
+    });
+  });
+
+  describe('encodings and line ends', () => {
+    let sim: Simulator;
+    let c: Client;
+    const ENCODED: FileEncoding[] = ['utf8-bom', 'utf8', 'double-bom', 'utf16le-bom', 'utf16be-bom', 'latin1'];
+    beforeAll(async () => {
+      sim = await startSimulator({
+        exportDurationMs: 10,
+        quests: [
+          ...ENCODED.map((encoding): QuestConfig => ({id: encoding, rows: 12, titles: 'norwegian', encoding})),
+          {id: 'lf', rows: 12, lineEnding: 'lf'},
+        ],
+      });
+      c = new Client(sim, await getToken(sim));
+    });
+    afterAll(() => sim.close());
+
+    const download = async (questId: string): Promise<Buffer> =>
+      (await c.get(await completedLocation(c, questId))).body;
+    const expectTruth = (questId: string, text: string): void => {
+      const truth = sim.groundTruth(questId);
+      expect(parseCsv(text)).toEqual([truth.header, ...truth.rows]);
+    };
+
+    it('utf8-bom (default), utf8 and double-bom', async () => {
+      const bom = await download('utf8-bom');
+      expect([...bom.subarray(0, 4)]).toEqual([0xef, 0xbb, 0xbf, 0x52]);
+      expectTruth('utf8-bom', bom.toString('utf8'));
+      const plain = await download('utf8');
+      expect(plain.subarray(0, 11).toString()).toBe('Response ID');
+      expectTruth('utf8', plain.toString('utf8'));
+      const twice = await download('double-bom');
+      expect([...twice.subarray(0, 7)]).toEqual([0xef, 0xbb, 0xbf, 0xef, 0xbb, 0xbf, 0x52]);
+      expect(parseCsv(twice.toString('utf8'))[0][0]).toBe('\uFEFFResponse ID');
+      expectTruth('double-bom', twice.toString('utf8').slice(1));
+    });
+
+    it('utf16le-bom and utf16be-bom', async () => {
+      const le = await download('utf16le-bom');
+      expect([...le.subarray(0, 4)]).toEqual([0xff, 0xfe, 0x52, 0x00]);
+      expectTruth('utf16le-bom', le.toString('utf16le'));
+      const be = await download('utf16be-bom');
+      expect([...be.subarray(0, 4)]).toEqual([0xfe, 0xff, 0x00, 0x52]);
+      expectTruth('utf16be-bom', Buffer.from(be).swap16().toString('utf16le'));
+    });
+
+    it('latin1: ISO-8859-1 bytes, "?" for what Latin-1 lacks, and groundTruth as a latin1 decoder reads it', async () => {
+      const bytes = await download('latin1');
+      expect(bytes.subarray(0, 11).toString()).toBe('Response ID');
+      expect(bytes.includes(0xf8)).toBe(true); // ø
+      expect(() => new TextDecoder('utf-8', {fatal: true}).decode(bytes)).toThrow();
+      expectTruth('latin1', bytes.toString('latin1'));
+      const truth = sim.groundTruth('latin1');
+      expect(truth.header).toContain('Hvor fornøyd er du med kundeservicen? (1-5)');
+      const cells = truth.rows.flat().join('');
+      expect(cells).toContain('?');
+      expect([...cells].every((ch) => ch.charCodeAt(0) <= 0xff)).toBe(true);
+      // The same rows in UTF-8 hold the characters that became '?'.
+      const utf8 = sim.groundTruth('utf8').rows.flat().join('');
+      expect([...utf8].some((ch) => ch.charCodeAt(0) > 0xff)).toBe(true);
+    });
+
+    it('lf: rows end in LF (free text keeps its own CRLF)', async () => {
+      const text = (await download('lf')).toString('utf8');
+      const firstLine = text.slice(0, text.indexOf('\n') + 1);
+      expect(firstLine.endsWith('|Q6 Date of last visit (yyyy-mm-dd)\n')).toBe(true);
+      expect(() => expectTruth('lf', text)).toThrow(); // CRLF as row end finds no rows
+      const truth = sim.groundTruth('lf');
+      expect(parseCsv(text, 'PIPE', '\n')).toEqual([truth.header, ...truth.rows]);
+    });
+  });
+
+  describe('more corruptions', () => {
+    let sim: Simulator;
+    let c: Client;
+    beforeAll(async () => {
+      sim = await startSimulator({
+        exportDurationMs: 10,
+        quests: [
+          {id: 'stray', rows: 9, corruption: 'stray-quote'},
+          {id: 'octet', rows: 4, corruption: 'html-octet-stream'},
+          {id: 'nofinal', rows: 5, corruption: 'no-final-newline'},
+          {id: 'cut', rows: 5, columns: 2, corruption: 'cut-last-cell'},
+        ],
+      });
+      c = new Client(sim, await getToken(sim));
+    });
+    afterAll(() => sim.close());
+
+    it('stray-quote: a bare quote inside an unquoted cell of the middle row', async () => {
+      const text = (await c.exportCsv('stray')).text;
+      expect(text).toContain('|24" screen|');
+      expect(() => parseCsv(text)).toThrow(/quote/i);
+      const truth = sim.groundTruth('stray');
+      expect(truth.rows[4]).toContain('24" screen');
+      const relaxed = parse(text, {bom: true, delimiter: '|', record_delimiter: '\r\n', relax_quotes: true});
+      expect(relaxed).toEqual([truth.header, ...truth.rows]);
+    });
+
+    it('html-octet-stream: a 200 HTML error page typed application/octet-stream', async () => {
+      const r = await c.exportCsv('octet');
+      expect(r.status).toBe(200);
+      expect(r.headers['content-type']).toBe('application/octet-stream');
+      expect(r.text).toMatch(/^<!DOCTYPE html>/);
+      expect(r.text).toContain('An error occurred while processing your request.');
+    });
+
+    it('no-final-newline: the last row has no line end, and the file is otherwise whole', async () => {
+      const text = (await c.exportCsv('nofinal')).text;
+      expect(text.endsWith('\n')).toBe(false);
+      const truth = sim.groundTruth('nofinal');
+      expect(parseCsv(text)).toEqual([truth.header, ...truth.rows]);
+      expect(text + '\r\n').toBe(serialize(truth));
+    });
+
+    it('cut-last-cell: a close-delimited body that ends inside the last cell, every time', async () => {
+      const loc = await completedLocation(c, 'cut');
+      const r = await c.get(loc);
+      expect(r.status).toBe(200);
+      expect(r.error).toBeUndefined(); // nothing tells the client the body is short
+      expect(r.headers['content-length']).toBeUndefined();
+      expect(r.headers['transfer-encoding']).toBeUndefined();
+      expect(r.headers.connection).toBe('close');
+      const truth = sim.groundTruth('cut');
+      const full = serialize(truth);
+      const lastCell = cellEncoder('|')(truth.rows[truth.rows.length - 1].slice(-1)[0]);
+      expect(lastCell.length).toBeGreaterThanOrEqual(2);
+      expect(full.startsWith(r.text)).toBe(true);
+      const missing = full.slice(r.text.length, -2);
+      expect(missing.length).toBeGreaterThan(0);
+      expect(missing.length).toBeLessThan(lastCell.length);
+      expect(lastCell.endsWith(missing)).toBe(true);
+      const file = sim.exports().find((e) => e.questId === 'cut');
+      expect(file?.bytes).toBe(Buffer.byteLength(full)); // the file on disk is whole
+      expect((await c.get(loc)).body).toEqual(r.body);
+    });
+  });
+});
+
+describe('simulator faults: downloads', () => {
+  const settings: ExportSettings = {fieldSeparator: 'SEMICOLON'};
+  const expectWhole = (sim: Simulator, text: string): void => {
+    const truth = sim.groundTruth(sim.quests[0].id, settings);
+    expect(parseCsv(text, 'SEMICOLON')).toEqual([truth.header, ...truth.rows]);
+  };
+
+  it('compression gzip: Content-Encoding gzip and the compressed size as Content-Length', async () => {
+    await withSim({exportDurationMs: 10, faults: {compression: 'gzip'}}, async (sim, c) => {
+      const q = sim.quests[0].id;
+      const r = await c.get(await completedLocation(c, q, settings));
+      expect(r.headers['content-encoding']).toBe('gzip');
+      expect(Number(r.headers['content-length'])).toBe(r.body.length);
+      const plain = gunzipSync(r.body);
+      expect(plain.length).toBe(sim.exports()[0].bytes);
+      expect(r.body.length).toBeLessThan(plain.length);
+      expectWhole(sim, plain.toString('utf8'));
+      sim.setFaults({compression: 'gzip', framing: 'chunked'});
+      const chunked = await c.get(await completedLocation(c, q, settings));
+      expect(chunked.headers['transfer-encoding']).toBe('chunked');
+      expectWhole(sim, gunzipSync(chunked.body).toString('utf8'));
+    });
+  });
+
+  it('framing chunked and close', async () => {
+    await withSim({exportDurationMs: 10, faults: {framing: 'chunked'}}, async (sim, c) => {
+      const q = sim.quests[0].id;
+      const chunked = await c.get(await completedLocation(c, q, settings));
+      expect(chunked.headers['transfer-encoding']).toBe('chunked');
+      expect(chunked.headers['content-length']).toBeUndefined();
+      expectWhole(sim, chunked.text);
+      sim.setFaults({framing: 'close'});
+      const closed = await c.get(await completedLocation(c, q, settings));
+      expect(closed.headers['transfer-encoding']).toBeUndefined();
+      expect(closed.headers['content-length']).toBeUndefined();
+      expect(closed.headers.connection).toBe('close');
+      expect(closed.error).toBeUndefined();
+      expectWhole(sim, closed.text);
+      sim.setFaults({framing: 'length'});
+      expect(Number((await c.get(await completedLocation(c, q))).headers['content-length'])).toBeGreaterThan(0);
+    });
+  });
+
+  it('stalls downloads after a fraction of the body; close() does not hang on them', async () => {
+    const sim = await startSimulator({exportDurationMs: 10, faults: {stallDownloadRate: 1, stallAfterFraction: 0.25}});
+    let req: http.ClientRequest | undefined;
+    try {
+      const c = new Client(sim, await getToken(sim));
+      const url = sim.apiUrl + (await completedLocation(c, sim.quests[0].id));
+      const seen = await new Promise<{status: number; length: number; received: number; ended: boolean}>(
+        (resolve, reject) => {
+          req = http.get(url, {headers: {Authorization: `Bearer ${c.token}`}}, (res) => {
+            let received = 0;
+            let ended = false;
+            res.on('data', (chunk: Buffer) => (received += chunk.length));
+            res.on('end', () => (ended = true));
+            res.on('error', () => undefined);
+            const length = Number(res.headers['content-length']);
+            setTimeout(() => resolve({status: res.statusCode ?? 0, length, received, ended}), 300);
+          });
+          req.on('error', reject);
+        }
+      );
+      expect(seen.status).toBe(200);
+      expect(seen.length).toBe(sim.exports()[0].bytes);
+      expect(seen.received).toBe(Math.floor(seen.length * 0.25));
+      expect(seen.ended).toBe(false);
+    } finally {
+      req?.on('error', () => undefined);
+      const started = Date.now();
+      await sim.close();
+      expect(Date.now() - started).toBeLessThan(1000);
+      req?.destroy();
+    }
+  });
+});
+
+describe('simulator faults: service behaviour', () => {
+  it('latencyMs delays every /v1 answer and the token endpoint', async () => {
+    await withSim({faults: {latencyMs: 150}}, async (sim, c) => {
+      let t = Date.now();
+      await getToken(sim);
+      expect(Date.now() - t).toBeGreaterThanOrEqual(145);
+      t = Date.now();
+      expect((await c.get(`/v1/quests/${sim.quests[0].id}/invitations?take=0`)).status).toBe(200);
+      expect(Date.now() - t).toBeGreaterThanOrEqual(145);
+      sim.setFaults({});
+      t = Date.now();
+      await c.get(`/v1/quests/${sim.quests[0].id}/invitations?take=0`);
+      expect(Date.now() - t).toBeLessThan(145);
+    });
+  });
+
+  it('oneExportPerQuest answers 409 while the quest has an export running', async () => {
+    await withSim({exportDurationMs: 400, faults: {oneExportPerQuest: true}}, async (sim, c) => {
+      const [q, other] = sim.quests.map((x) => x.id);
+      const first = await c.createExport(q);
+      const busy = expectProblem(await c.post(`/v1/quests/${q}/exports`, {settings: {}, filter: {}}), 409);
+      expect(busy.detail).toBe(`An export for quest '${q}' is already being generated`);
+      await c.createExport(other); // other quests are not affected
+      expect(sim.stats().conflicts).toBe(1);
+      expect((await c.waitForExport(q, first)).status).toBe(302);
+      await c.createExport(q);
+      expect(sim.stats()).toMatchObject({conflicts: 1, exportsCreated: 3});
+    });
+  });
+
+  it('vanishRate deletes fresh exports: their status answers 404', async () => {
+    await withSim({faults: {vanishRate: 1}}, async (sim, c) => {
+      const q = sim.quests[0].id;
+      const id = await c.createExport(q);
+      const body = expectProblem(await c.get(`/v1/quests/${q}/exports/${id}/status`), 404);
+      expect(body.detail).toContain(`export '${id}' does not exist`);
+      expect(sim.exports()).toEqual([expect.objectContaining({exportId: id, outcome: 'vanished', bytes: 0})]);
+    });
+  });
+
+  it('exportMsPerThousandRows makes generation time grow with the export size', async () => {
+    const now = Date.now();
+    const options = {
+      exportDurationMs: 0,
+      exportMsPerThousandRows: 100,
+      quests: [
+        {id: 'big', rows: 4000, columns: 2, firstCreatedAt: new Date(now - 86_400_000).toISOString()},
+        {id: 'quick', rows: 4000, columns: 2, exportMsPerThousandRows: 0},
+      ],
+    };
+    await withSim(options, async (sim, c) => {
+      const time = async (questId: string, filter: {since?: string} = {}): Promise<number> => {
+        const started = Date.now();
+        const id = await c.createExport(questId, {}, filter);
+        expect((await c.waitForExport(questId, id)).status).toBe(302);
+        return Date.now() - started;
+      };
+      expect(await time('big')).toBeGreaterThanOrEqual(400);
+      const rows = sim.groundTruth('big').rows;
+      // Upper bounds are loose (a loaded machine is slow); the lower bound above is exact.
+      expect(await time('big', {since: rows[rows.length - 20][1]})).toBeLessThan(400);
+      expect(await time('quick')).toBeLessThan(400);
+      expect(sim.exports().map((e) => e.rows)).toEqual([4000, 19, 4000]);
+    });
+  });
+});
+
+describe('simulator options: URLs', () => {
+  it('pathPrefix serves the whole API under a prefix', async () => {
+    await withSim({exportDurationMs: 10, pathPrefix: '/gateway/questback/'}, async (sim, c) => {
+      expect(sim.apiUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/gateway\/questback$/);
+      expect(sim.authUrl).toBe(sim.apiUrl);
+      const q = sim.quests[0].id;
+      const loc = await completedLocation(c, q);
+      expect(loc).toMatch(new RegExp(`^/gateway/questback/v1/quests/${q}/exports/[^/]+/download$`));
+      const file = await request(new URL(loc, sim.apiUrl).href, {headers: {Authorization: `Bearer ${c.token}`}});
+      expect(file.status).toBe(200);
+      expect(parseCsv(file.text).slice(1)).toEqual(sim.groundTruth(q).rows);
+      const bare = new URL(sim.apiUrl).origin;
+      const outside = await request(`${bare}/v1/quests/${q}/invitations`, {
+        headers: {Authorization: `Bearer ${c.token}`},
+      });
+      expectProblem(outside, 404);
+      const token = await request(`${bare}/oauth/v2/token`, {method: 'POST', headers: FORM, body: ''});
+      expect(token.status).toBe(404);
+      expect(sim.requests().slice(-1)[0].path).toBe('/oauth/v2/token');
+      expect(sim.requests().some((r) => r.path === `/gateway/questback/v1/quests/${q}/exports`)).toBe(true);
+    });
+  });
+
+  it('relativeLocation answers the 302 with Location: download', async () => {
+    await withSim({exportDurationMs: 10, relativeLocation: true}, async (sim, c) => {
+      const q = sim.quests[0].id;
+      const id = await c.createExport(q);
+      const statusUrl = `${sim.apiUrl}/v1/quests/${q}/exports/${id}/status`;
+      const done = await c.waitForExport(q, id);
+      expect(done.status).toBe(302);
+      expect(done.headers.location).toBe('download');
+      const target = new URL('download', statusUrl).href;
+      expect(target).toBe(`${sim.apiUrl}/v1/quests/${q}/exports/${id}/download`);
+      const file = await request(target, {headers: {Authorization: `Bearer ${c.token}`}});
+      expect(parseCsv(file.text).slice(1)).toEqual(sim.groundTruth(q).rows);
+    });
+  });
+});
+
+it('exports() lists every created export with its window, rows, bytes and outcome', async () => {
+  await withSim({exportDurationMs: 10}, async (sim, c) => {
+    const q = sim.quests[1].id;
+    const created = sim.groundTruth(q).rows.map((r) => r[1]);
+    const windows = [{until: created[9]}, {since: created[9], until: created[29]}, {since: created[29]}];
+    const sizes: number[] = [];
+    for (const w of windows) {
+      const r = await c.exportCsv(q, {}, w);
+      sizes.push(r.body.length);
+    }
+    sim.setFaults({exportErrorRate: 1});
+    await c.createExport(sim.quests[0].id);
+    const list = sim.exports();
+    expect(list).toHaveLength(4);
+    expect(list.slice(0, 3).map((e) => [e.questId, e.since, e.until, e.rows, e.bytes, e.outcome])).toEqual([
+      [q, undefined, created[9], 10, sizes[0], 'ok'],
+      [q, created[9], created[29], 20, sizes[1], 'ok'],
+      [q, created[29], undefined, 10, sizes[2], 'ok'],
+    ]);
+    expect(list[3]).toMatchObject({questId: sim.quests[0].id, outcome: 'error', rows: 25, bytes: 0});
+    expect(list.every((e, i) => i === 0 || e.createdAt >= list[i - 1].createdAt)).toBe(true);
+    expect(new Set(list.map((e) => e.exportId)).size).toBe(4);
+    expect(Object.keys(list[2]).sort()).toEqual([
+      'bytes',
+      'createdAt',
+      'exportId',
+      'outcome',
+      'questId',
+      'rows',
+      'since',
+    ]);
+  });
+});
+
+describe('simulator CLI', () => {
+  it('defaults to port 8717; --port 0 picks a random one', () => {
+    expect(DEFAULT_PORT).toBe(8717);
+    expect(parseArgs([]).port).toBe(8717);
+    expect(parseArgs(['--port', '0', '--write-config=a.json'])).toMatchObject({port: 0, writeConfig: 'a.json'});
+    expect(() => parseArgs(['--nope'])).toThrow(/unknown argument/);
+  });
+
+  it('writes a ready connector config and prints how to use it', async () => {
+    const dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'sim-cli-'));
+    const lines: string[] = [];
+    const sim = await runCli(
+      ['--port', '0', '--write-config', 'cfg/config.json'],
+      (l) => lines.push(l),
+      () => undefined,
+      dir
+    );
+    try {
+      const file = path.join(dir, 'cfg', 'config.json');
+      const info = JSON.parse(lines[0]) as Record<string, unknown>;
+      expect(info).toMatchObject({apiUrl: sim.apiUrl, authUrl: sim.authUrl, questIds: sim.quests.map((q) => q.id)});
+      const config = JSON.parse(await fs.promises.readFile(file, 'utf8')) as Record<string, unknown>;
+      expect(Object.keys(config).sort()).toEqual(
+        [
+          'api_url',
+          'auth_url',
+          'client_id',
+          'client_secret',
+          'project_id',
+          'quest_ids',
+          'settle_seconds',
+          'start_date',
+        ].sort()
+      );
+      expect(config.start_date).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+      const back = (Date.now() - Date.parse(config.start_date as string)) / 86_400_000;
+      expect(Math.round(back)).toBe(90);
+      expect(config.settle_seconds).toBe(0);
+      // The config works against the running simulator.
+      const bearer = await getToken({
+        authUrl: config.auth_url as string,
+        clientId: config.client_id as string,
+        clientSecret: config.client_secret as string,
+        projectId: config.project_id as string,
+      });
+      const quest = (config.quest_ids as string[])[0];
+      const r = await request(`${config.api_url as string}/v1/quests/${quest}/invitations?take=0`, {
+        headers: {Authorization: `Bearer ${bearer}`},
+      });
+      expect(r.status).toBe(200);
+      const text = lines.slice(1).join('\n');
+      expect(text).toContain(`listening on ${sim.apiUrl}`);
+      expect(text).toContain(`written to ${file}`);
+      expect(text).toContain(`bin/main check --config ${file}`);
+      expect(text).toContain(`bin/main discover --config ${file}`);
+      expect(text).toContain('npm run demo');
+    } finally {
+      await sim.close();
+      await fs.promises.rm(dir, {recursive: true, force: true});
+    }
   });
 });

@@ -8,6 +8,15 @@ import {QuestEntry, State} from './state';
 import {FieldErrors} from './settings';
 import {checkExportRequest, checkPaging, checkWindow} from './validation';
 import {ExportJob} from './exports';
+import {Framing} from './faults';
+
+const CSV_TYPE = 'text/csv; charset=utf-8';
+// The HTML corruptions imitate a proxy or login page (text/html) or a failing backend whose error
+// page goes out with the download's generic type.
+const CONTENT_TYPES: Readonly<Record<string, string>> = {
+  'html-body': 'text/html; charset=utf-8',
+  'html-octet-stream': 'application/octet-stream',
+};
 
 function validationProblem(ctx: Ctx, errors: FieldErrors): void {
   ctx.problem({status: 400, errors, detail: 'See the errors property for details.', instance: ctx.path});
@@ -41,8 +50,18 @@ export async function createExport(ctx: Ctx, state: State, quest: QuestEntry): P
     validationProblem(ctx, checked.errors);
     return;
   }
-  const duration = quest.data.config.exportDurationMs ?? state.exportDurationMs;
-  const job = state.exports.create(quest.data, checked.request, now, duration, state.faults.exportOutcome());
+  const {config} = quest.data;
+  // Checked after validation: a bad body is a 400 whatever else is running.
+  if (state.faults.oneExportPerQuest && state.exports.running(config.id, now)) {
+    state.stats.conflicts++;
+    ctx.problem({status: 409, detail: `An export for quest '${config.id}' is already being generated`});
+    return;
+  }
+  const timing = {
+    durationMs: config.exportDurationMs ?? state.exportDurationMs,
+    msPerThousandRows: config.exportMsPerThousandRows ?? state.exportMsPerThousandRows,
+  };
+  const job = state.exports.create(quest.data, checked.request, now, timing, state.faults.exportOutcome());
   state.stats.exportsCreated++;
   ctx.json(202, {exportId: job.id, message: 'The export has been scheduled and will be processed shortly.'});
 }
@@ -57,7 +76,10 @@ export function exportStatus(ctx: Ctx, state: State, job: ExportJob): void {
   if (view.state === 'GONE') {
     gone(ctx, job);
   } else if (view.state === 'COMPLETED') {
-    const location = `/v1/quests/${encodeURIComponent(job.questId)}/exports/${encodeURIComponent(job.id)}/download`;
+    // 'download' resolves against .../exports/<id>/status to .../exports/<id>/download.
+    const location = state.relativeLocation
+      ? 'download'
+      : `${state.pathPrefix}/v1/quests/${encodeURIComponent(job.questId)}/exports/${encodeURIComponent(job.id)}/download`;
     ctx.send(302, undefined, '', {Location: location});
   } else {
     ctx.json(200, {
@@ -81,35 +103,52 @@ export async function downloadExport(ctx: Ctx, state: State, quest: QuestEntry, 
     state.exports.markGone(job);
     return gone(ctx, job);
   }
+  const {corruption} = quest.data.config;
+  // cut-last-cell: every download ends at the same byte inside the last cell, and only a
+  // close-delimited body lets that end look like a normal one.
+  const end = corruption === 'cut-last-cell' ? job.cutAt : undefined;
+  const framing: Framing = corruption === 'cut-last-cell' ? 'close' : state.faults.framing;
+  const gzip = state.faults.gzip;
   // Opening first keeps the bytes readable even if the export is deleted meanwhile.
   let handle: fs.promises.FileHandle;
+  let size: number;
   try {
-    handle = await fs.promises.open(job.file, 'r');
+    const compressed = gzip ? await state.exports.compressed(job, end ?? job.bytes ?? 0) : undefined;
+    handle = await fs.promises.open(compressed?.file ?? job.file, 'r');
+    size = compressed?.size ?? end ?? (await handle.stat()).size;
   } catch {
     return gone(ctx, job);
   }
-  const size = (await handle.stat()).size;
   const cut = state.faults.truncateAt(size);
-  // The html-body corruption imitates a proxy or login page answering instead of the API.
-  const isHtml = quest.data.config.corruption === 'html-body';
-  ctx.head(200, {
-    'Content-Type': isHtml ? 'text/html; charset=utf-8' : 'text/csv; charset=utf-8',
-    'Content-Length': size,
+  const stall = cut === undefined ? state.faults.stallAt(size) : undefined;
+  const headers: Record<string, string | number> = {
+    'Content-Type': CONTENT_TYPES[corruption ?? ''] ?? CSV_TYPE,
     'Content-Disposition': `attachment; filename="export-${job.id}.csv"`,
-  });
-  if (size === 0) {
+  };
+  if (gzip) headers['Content-Encoding'] = 'gzip';
+  if (framing === 'length') headers['Content-Length'] = size;
+  if (framing === 'close') {
+    // Neither a length nor chunks: the body ends where the connection does.
+    headers.Connection = 'close';
+    ctx.res.useChunkedEncodingByDefault = false;
+  }
+  ctx.head(200, headers);
+  const stop = cut ?? stall ?? size;
+  if (stop === 0) {
     await handle.close();
-    ctx.res.end();
+    if (stall === undefined) ctx.res.end();
+    else ctx.res.flushHeaders(); // stalled before the first byte: headers only, then silence
     return;
   }
-  const stream = handle.createReadStream(cut === undefined ? {} : {start: 0, end: cut - 1});
-  if (cut === undefined) {
+  const stream = handle.createReadStream({start: 0, end: stop - 1});
+  if (cut === undefined && stall === undefined) {
     pipeline(stream, ctx.res, () => undefined);
     return;
   }
-  // Send part of the body, then end the connection although Content-Length promised more.
+  // Send part of the body; then either end the connection although the framing promised more
+  // (truncated), or send nothing more and keep it open (stalled) until the client gives up.
   stream.pipe(ctx.res, {end: false});
-  stream.on('end', () => ctx.res.socket?.end());
+  if (cut !== undefined) stream.on('end', () => ctx.res.socket?.end());
   stream.on('error', () => ctx.res.destroy());
   ctx.res.on('close', () => stream.destroy());
 }

@@ -5,6 +5,7 @@
 import {deriveSeed, mix32, Prng} from './prng';
 import {buildLayout, drawResponse, Question, questionHeader, renderAnswers} from './questions';
 import {ResolvedSettings} from './settings';
+import {PRESETS} from './title-presets';
 import {ResolvedQuest} from './types';
 
 export const RESPONSE_ID = 'Response ID';
@@ -12,6 +13,38 @@ export const CREATED = 'Created';
 export const EMAIL = 'E-mail';
 export const PHONE = 'Phone';
 const DUPLICATE_NAME = 'Comment';
+/** The stray-quote corruption's cell: a bare quote inside an unquoted cell. */
+export const STRAY_QUOTE_CELL = '24" screen';
+
+/** The row that ragged-row and stray-quote corrupt in an export of rows [lo, hi). */
+export function middleRow(lo: number, hi: number): number {
+  return lo + Math.floor((hi - lo) / 2);
+}
+
+/**
+ * Parses explicit creation times (ISO 8601 with a zone, or integer epoch ms) into sorted epoch ms.
+ * A string without a zone would be read in the machine's time zone, so it is refused.
+ */
+export function parseCreatedAt(questId: string, times: readonly (string | number)[]): number[] {
+  const out = times.map((t) => {
+    const ms = typeof t === 'number' ? t : /(Z|[+-]\d\d:?\d\d)$/i.test(t) ? Date.parse(t) : NaN;
+    if (!Number.isInteger(ms)) {
+      throw new Error(
+        `quest ${questId}: createdAt ${JSON.stringify(t)} is neither an ISO 8601 time with a zone nor integer epoch ms`
+      );
+    }
+    return ms;
+  });
+  out.sort((a, b) => a - b);
+  for (let i = 1; i < out.length; i++) {
+    if (out[i] === out[i - 1]) {
+      throw new Error(
+        `quest ${questId}: createdAt holds ${new Date(out[i]).toISOString()} twice (times must be distinct)`
+      );
+    }
+  }
+  return out;
+}
 
 /** Index of the first element in [0, n) whose value is > x, for a non-decreasing `value`. */
 function firstGreater(n: number, value: (i: number) => number, x: number): number {
@@ -32,6 +65,8 @@ export class QuestData {
   private readonly firstMs: number;
   private readonly spanMs: number;
   private readonly initialRows: number;
+  /** Explicit creation times of the initial rows (QuestConfig.createdAt), sorted. */
+  private readonly explicit?: readonly number[];
   /** Creation times of rows added after start, strictly increasing. */
   private readonly added: number[] = [];
   private readonly rng = new Prng(0);
@@ -41,11 +76,20 @@ export class QuestData {
     seed: number,
     startMs: number
   ) {
-    this.layout = buildLayout(config.columns);
+    this.layout = buildLayout(config.columns, PRESETS[config.titles], config.questionTitles);
     this.rowSeed = deriveSeed(seed, `rows:${config.id}`);
     this.idBase = 100_000_000 + (deriveSeed(seed, `ids:${config.id}`) % 800_000_000);
     this.initialRows = config.rows;
     const end = startMs - 60_000;
+    if (config.createdAt) {
+      this.explicit = config.createdAt;
+      const last = this.explicit[this.explicit.length - 1];
+      if (last > end)
+        throw new Error(`quest ${config.id}: createdAt must lie at least 60 s before the simulator start`);
+      this.firstMs = this.explicit[0] ?? end;
+      this.spanMs = 0;
+      return;
+    }
     let first = Date.parse(config.firstCreatedAt);
     if (Number.isNaN(first)) throw new Error(`quest ${config.id}: firstCreatedAt is not a date`);
     if (first > end)
@@ -65,6 +109,7 @@ export class QuestData {
 
   createdAt(i: number): number {
     if (i < this.initialRows) {
+      if (this.explicit) return this.explicit[i];
       if (this.initialRows === 1) return this.firstMs;
       return this.firstMs + Math.floor((i * this.spanMs) / (this.initialRows - 1));
     }
@@ -100,6 +145,26 @@ export class QuestData {
       header[header.length - 1] = DUPLICATE_NAME;
     }
     return header;
+  }
+
+  /**
+   * Column of the cell the stray-quote corruption replaces: the first free-text question (a cell
+   * where a quote is plausible), else the last column.
+   */
+  strayQuoteColumn(s: ResolvedSettings): number {
+    const text = this.layout.findIndex((q) => q.kind === 'text');
+    const before = s.includeRespondentInformation ? 4 : 2;
+    if (text < 0) return before + questionHeader(this.layout, s).length - 1;
+    return before + questionHeader(this.layout.slice(0, text), s).length;
+  }
+
+  /** Row i as an export of rows [lo, hi) holds it: with the stray-quote cell in its middle row. */
+  exportRow(i: number, lo: number, hi: number, s: ResolvedSettings): string[] {
+    const cells = this.row(i, s);
+    if (this.config.corruption === 'stray-quote' && i === middleRow(lo, hi)) {
+      cells[this.strayQuoteColumn(s)] = STRAY_QUOTE_CELL;
+    }
+    return cells;
   }
 
   row(i: number, s: ResolvedSettings): string[] {

@@ -3,10 +3,13 @@
 
 import * as fs from 'fs';
 import * as path from 'path';
+import {Readable} from 'stream';
+import {pipeline} from 'stream/promises';
+import {createGzip} from 'zlib';
 import {writeCsvFile} from './csv';
-import {QuestData} from './data';
-import {ExportOutcome} from './faults';
+import {middleRow, QuestData} from './data';
 import {Prng} from './prng';
+import {ExportOutcome, ExportRecord} from './types';
 import {ExportRequest} from './validation';
 
 export type ExportStatus = 'PENDING' | 'INPROGRESS' | 'COMPLETED' | 'ERROR';
@@ -21,16 +24,33 @@ export interface ExportJob {
   durationMs: number;
   outcome: ExportOutcome;
   file: string;
+  /** The filter bounds (epoch ms) and the number of rows of the snapshot. */
+  since?: number;
+  until?: number;
+  rows: number;
   /** Set once the file is fully written and closed. */
   fileDoneMs?: number;
+  /** File size, once written. */
+  bytes?: number;
+  /** cut-last-cell: where every download of the file ends. */
+  cutAt?: number;
+  /** compression 'gzip': the compressed body, made by the first download that needs it. */
+  gzip?: Promise<{file: string; size: number}>;
   /** Set when writing the file failed; the job then reports ERROR. */
   failedMs?: number;
   gone: boolean;
 }
 
+/** How long generating an export takes: a fixed part plus a part that grows with its rows. */
+export interface ExportTiming {
+  durationMs: number;
+  msPerThousandRows: number;
+}
+
 export class ExportStore {
   private readonly jobs = new Map<string, ExportJob>();
   private readonly writers = new Set<Promise<void>>();
+  private readonly stop = new AbortController();
   private closed = false;
 
   constructor(
@@ -39,51 +59,122 @@ export class ExportStore {
     private readonly log: (line: string) => void
   ) {}
 
-  create(quest: QuestData, request: ExportRequest, now: number, durationMs: number, outcome: ExportOutcome): ExportJob {
+  create(
+    quest: QuestData,
+    request: ExportRequest,
+    now: number,
+    timing: ExportTiming,
+    outcome: ExportOutcome
+  ): ExportJob {
     const id = this.rng.uuid();
+    const {window} = request;
+    // The snapshot holds rows that exist at creation time (added rows may lie in the future).
+    const [lo, hi] = quest.range(window.since, window.until ?? now);
     const job: ExportJob = {
       id,
       questId: quest.config.id,
       createdMs: now,
-      durationMs,
+      durationMs: timing.durationMs + Math.round(((hi - lo) / 1000) * timing.msPerThousandRows),
       outcome,
       file: path.join(this.dir, `${id}.csv`),
+      since: window.since,
+      until: window.until,
+      rows: hi - lo,
       gone: false,
     };
     this.jobs.set(id, job);
-    // Failed and stuck jobs never produce a file, as in the real service.
-    if (outcome === 'ok') this.generate(job, quest, request, now);
+    // Failed, stuck and vanished jobs never produce a file, as in the real service.
+    if (outcome === 'ok') this.generate(job, quest, request, lo, hi);
     return job;
   }
 
-  private generate(job: ExportJob, quest: QuestData, request: ExportRequest, now: number): void {
-    const {settings, window} = request;
-    // The snapshot holds rows that exist at creation time (added rows may lie in the future).
-    const [lo, hi] = quest.range(window.since, window.until ?? now);
+  private generate(job: ExportJob, quest: QuestData, request: ExportRequest, lo: number, hi: number): void {
+    const {settings} = request;
+    const {config} = quest;
     const source = {
       header: quest.header(settings),
       lo,
       hi,
-      row: (i: number) => quest.row(i, settings),
+      row: (i: number) => quest.exportRow(i, lo, hi, settings),
       separator: settings.separator,
-      corruption: quest.config.corruption,
-      headerOnEmpty: quest.config.headerOnEmpty,
+      corruption: config.corruption,
+      headerOnEmpty: config.headerOnEmpty,
+      encoding: config.encoding,
+      eol: config.lineEnding === 'lf' ? '\n' : '\r\n',
+      middle: middleRow(lo, hi),
+      strayQuoteColumn: config.corruption === 'stray-quote' ? quest.strayQuoteColumn(settings) : undefined,
     };
-    const writer = writeCsvFile(job.file, source, () => this.closed || job.gone)
-      .then((complete) => {
-        if (complete) job.fileDoneMs = Date.now();
-      })
-      .catch((err: unknown) => {
-        job.failedMs = Date.now();
-        this.log(`export ${job.id}: writing the file failed: ${err instanceof Error ? err.message : String(err)}`);
-      })
-      .finally(() => this.writers.delete(writer));
-    this.writers.add(writer);
+    this.track(
+      writeCsvFile(job.file, source, () => this.closed || job.gone)
+        .then((written) => {
+          if (!written) return;
+          job.bytes = written.bytes;
+          job.cutAt = written.cutAt;
+          job.fileDoneMs = Date.now();
+        })
+        .catch((err: unknown) => {
+          job.failedMs = Date.now();
+          this.log(`export ${job.id}: writing the file failed: ${err instanceof Error ? err.message : String(err)}`);
+        })
+    );
   }
 
+  /** Keeps `work` (which must not reject) in the set close() waits for. */
+  private track(work: Promise<void>): void {
+    const tracked = work.finally(() => this.writers.delete(tracked));
+    this.writers.add(tracked);
+  }
+
+  /**
+   * The gzip-compressed bytes [0, end) of the job's file, written once beside it: HTTP wants the
+   * compressed size in Content-Length before the first byte, so it cannot be compressed on the fly.
+   */
+  compressed(job: ExportJob, end: number): Promise<{file: string; size: number}> {
+    job.gzip ??= (async () => {
+      const file = `${job.file}.gz`;
+      // createReadStream cannot read zero bytes of a range ({end: -1} is refused).
+      const input = end > 0 ? fs.createReadStream(job.file, {start: 0, end: end - 1}) : Readable.from([]);
+      const work = pipeline(input, createGzip(), fs.createWriteStream(file), {signal: this.stop.signal});
+      this.track(work.catch(() => undefined));
+      await work;
+      if (job.gone) await fs.promises.rm(file, {force: true});
+      return {file, size: (await fs.promises.stat(file)).size};
+    })();
+    return job.gzip;
+  }
+
+  /** The job as the API sees it: vanished jobs were deleted right after creation. */
   find(questId: string, exportId: string): ExportJob | undefined {
     const job = this.jobs.get(exportId);
-    return job && job.questId === questId ? job : undefined;
+    return job && job.questId === questId && job.outcome !== 'vanished' ? job : undefined;
+  }
+
+  /** Whether the quest has an export that is still PENDING or INPROGRESS at `now`. */
+  running(questId: string, now: number): boolean {
+    for (const job of this.jobs.values()) {
+      if (job.questId !== questId || job.outcome === 'vanished') continue;
+      const {state} = this.view(job, now);
+      if (state === 'PENDING' || state === 'INPROGRESS') return true;
+    }
+    return false;
+  }
+
+  records(): ExportRecord[] {
+    const iso = (ms: number | undefined): string | undefined =>
+      ms === undefined ? undefined : new Date(ms).toISOString();
+    return [...this.jobs.values()].map((job) => {
+      const record: ExportRecord = {
+        questId: job.questId,
+        exportId: job.id,
+        rows: job.rows,
+        bytes: job.bytes ?? 0,
+        outcome: job.outcome,
+        createdAt: new Date(job.createdMs).toISOString(),
+      };
+      if (job.since !== undefined) record.since = iso(job.since);
+      if (job.until !== undefined) record.until = iso(job.until);
+      return record;
+    });
   }
 
   byId(exportId: string): ExportJob | undefined {
@@ -120,11 +211,13 @@ export class ExportStore {
     job.gone = true;
     // A running writer notices `gone` and removes its own partial file.
     fs.promises.rm(job.file, {force: true}).catch(() => undefined);
+    if (job.gzip) fs.promises.rm(`${job.file}.gz`, {force: true}).catch(() => undefined);
   }
 
   /** Stops all writers and waits until their files are closed. */
   async close(): Promise<void> {
     this.closed = true;
+    this.stop.abort();
     await Promise.allSettled([...this.writers]);
   }
 }

@@ -3,12 +3,22 @@
 
 import {Prng} from './prng';
 import {RateLimiter} from './rate-limit';
-import {FaultOptions} from './types';
+import {ExportOutcome, FaultOptions} from './types';
 
 export type ServerFault = {kind: 'problem'} | {kind: 'gateway'; status: 502 | 503};
-export type ExportOutcome = 'ok' | 'error' | 'stuck';
+export type Framing = NonNullable<FaultOptions['framing']>;
 
-const RATES = ['serverErrorRate', 'exportErrorRate', 'stuckExportRate', 'truncatedDownloadRate', 'goneRate'] as const;
+const RATES = [
+  'serverErrorRate',
+  'exportErrorRate',
+  'stuckExportRate',
+  'truncatedDownloadRate',
+  'goneRate',
+  'stallDownloadRate',
+  'stallAfterFraction',
+  'vanishRate',
+] as const;
+const FRAMINGS: readonly Framing[] = ['length', 'chunked', 'close'];
 
 export const SERVER_ERROR_DETAIL = 'Object reference not set to an instance of an object.';
 
@@ -28,12 +38,35 @@ export class Faults {
       const rate = options[name];
       if (rate !== undefined && !(rate >= 0 && rate <= 1)) throw new Error(`${name} must lie in [0, 1]`);
     }
+    if (options.framing !== undefined && !FRAMINGS.includes(options.framing)) {
+      throw new Error(`framing must be one of ${FRAMINGS.join(', ')}`);
+    }
+    if (options.compression !== undefined && options.compression !== 'gzip')
+      throw new Error("compression must be 'gzip'");
+    const latency = options.latencyMs;
+    if (latency !== undefined && !(Number.isFinite(latency) && latency >= 0)) throw new Error('latencyMs must be >= 0');
     this.limiter = options.rateLimit ? new RateLimiter(options.rateLimit) : undefined;
     this.options = {...options};
   }
 
   get rateLimiter(): RateLimiter | undefined {
     return this.limiter;
+  }
+
+  get latencyMs(): number {
+    return this.options.latencyMs ?? 0;
+  }
+
+  get framing(): Framing {
+    return this.options.framing ?? 'length';
+  }
+
+  get gzip(): boolean {
+    return this.options.compression === 'gzip';
+  }
+
+  get oneExportPerQuest(): boolean {
+    return this.options.oneExportPerQuest ?? false;
   }
 
   private roll(rate: number | undefined): boolean {
@@ -48,6 +81,7 @@ export class Faults {
   }
 
   exportOutcome(): ExportOutcome {
+    if (this.roll(this.options.vanishRate)) return 'vanished';
     if (this.roll(this.options.exportErrorRate)) return 'error';
     if (this.roll(this.options.stuckExportRate)) return 'stuck';
     return 'ok';
@@ -61,5 +95,11 @@ export class Faults {
   truncateAt(size: number): number | undefined {
     if (size < 2 || !this.roll(this.options.truncatedDownloadRate)) return undefined;
     return Math.max(1, Math.floor(size * (0.1 + 0.8 * this.rng.next())));
+  }
+
+  /** Byte count after which a download of `size` bytes stalls for good, or undefined. */
+  stallAt(size: number): number | undefined {
+    if (!this.roll(this.options.stallDownloadRate)) return undefined;
+    return Math.floor(size * (this.options.stallAfterFraction ?? 0.5));
   }
 }

@@ -7,7 +7,8 @@ import {AddressInfo} from 'net';
 import * as os from 'os';
 import * as path from 'path';
 import {TokenService} from './auth';
-import {QuestData} from './data';
+import {parseCreatedAt, QuestData} from './data';
+import {codecOf, ENCODINGS} from './encoding';
 import {ExportStore} from './exports';
 import {Faults} from './faults';
 import {Invitations} from './invitations';
@@ -16,18 +17,24 @@ import {deriveSeed, Prng} from './prng';
 import {createHandler} from './server';
 import {checkSettings} from './settings';
 import {QuestEntry, State} from './state';
+import {PRESETS} from './title-presets';
 import {ExportSettings, ResolvedQuest, Simulator, SimulatorOptions, QuestConfig} from './types';
 
 export type {
   Corruption,
+  ExportOutcome,
+  ExportRecord,
   ExportSettings,
   FaultOptions,
+  FileEncoding,
+  LineEnding,
   QuestConfig,
   RateLimitOptions,
   RequestRecord,
   Simulator,
   SimulatorOptions,
   SimulatorStats,
+  TitlePreset,
 } from './types';
 
 export const DEFAULT_SEED = 42;
@@ -44,17 +51,60 @@ const DEFAULT_QUESTS: QuestConfig[] = [
   {id: DEFAULT_QUEST_IDS[1], rows: 40, columns: 12, languages: ['en', 'no']},
 ];
 
+function oneOf<T extends string>(questId: string, name: string, value: T | undefined, allowed: readonly T[]): void {
+  if (value !== undefined && !allowed.includes(value)) {
+    throw new Error(`quest ${questId}: ${name} must be one of ${allowed.join(', ')}`);
+  }
+}
+
 function resolveQuest(q: QuestConfig, startMs: number): ResolvedQuest {
-  if (!Number.isInteger(q.rows) || q.rows < 0) throw new Error(`quest ${q.id}: rows must be an integer >= 0`);
-  const columns = q.columns ?? DEFAULT_COLUMNS;
+  // Explicit creation times define the rows; rows and firstCreatedAt, when given too, must agree.
+  const {createdAt: given, ...rest} = q;
+  const createdAt = given ? parseCreatedAt(q.id, given) : undefined;
+  const rows = createdAt?.length ?? q.rows;
+  if (!Number.isInteger(rows) || (rows as number) < 0) throw new Error(`quest ${q.id}: rows must be an integer >= 0`);
+  if (createdAt && q.rows !== undefined && q.rows !== rows) {
+    throw new Error(`quest ${q.id}: rows (${q.rows}) disagrees with createdAt (${rows} times)`);
+  }
+  let firstCreatedAt = q.firstCreatedAt ?? new Date(startMs - 30 * 24 * 3600 * 1000).toISOString();
+  if (createdAt && createdAt.length > 0) {
+    if (q.firstCreatedAt !== undefined && Date.parse(q.firstCreatedAt) !== createdAt[0]) {
+      throw new Error(`quest ${q.id}: firstCreatedAt disagrees with the earliest createdAt`);
+    }
+    firstCreatedAt = new Date(createdAt[0]).toISOString();
+  }
+  const columns = q.columns ?? q.questionTitles?.length ?? DEFAULT_COLUMNS;
   if (!Number.isInteger(columns) || columns < 1) throw new Error(`quest ${q.id}: columns must be an integer >= 1`);
+  if (q.questionTitles && q.questionTitles.length !== columns) {
+    throw new Error(`quest ${q.id}: questionTitles needs one title per column (${columns})`);
+  }
+  oneOf(q.id, 'titles', q.titles, Object.keys(PRESETS) as ResolvedQuest['titles'][]);
+  oneOf(q.id, 'encoding', q.encoding, ENCODINGS);
+  oneOf(q.id, 'lineEnding', q.lineEnding, ['crlf', 'lf']);
+  const perThousand = q.exportMsPerThousandRows;
+  if (perThousand !== undefined && !(perThousand >= 0))
+    throw new Error(`quest ${q.id}: exportMsPerThousandRows must be >= 0`);
   return {
-    ...q,
+    ...rest,
+    rows: rows as number,
+    ...(createdAt ? {createdAt} : {}),
     columns,
     languages: q.languages && q.languages.length > 0 ? [...q.languages] : ['en'],
-    firstCreatedAt: q.firstCreatedAt ?? new Date(startMs - 30 * 24 * 3600 * 1000).toISOString(),
+    firstCreatedAt,
     headerOnEmpty: q.headerOnEmpty ?? true,
+    titles: q.titles ?? 'english',
+    encoding: q.encoding ?? 'utf8-bom',
+    lineEnding: q.lineEnding ?? 'crlf',
   };
+}
+
+/** '' or '/a/b' (a leading slash, none at the end). */
+function resolvePrefix(prefix: string | undefined): string {
+  const p = (prefix ?? '').replace(/\/+$/, '');
+  if (p !== '' && (!p.startsWith('/') || /[?#]/.test(p))) {
+    throw new Error(`pathPrefix must be a path that starts with / (got ${JSON.stringify(prefix)})`);
+  }
+  return p;
 }
 
 export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
@@ -62,6 +112,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const startMs = Date.now();
   const log = options.log ?? (() => undefined);
   const quests = (options.quests ?? DEFAULT_QUESTS).map((q) => resolveQuest(q, startMs));
+  const pathPrefix = resolvePrefix(options.pathPrefix);
+  const msPerThousandRows = options.exportMsPerThousandRows ?? 0;
+  if (!(msPerThousandRows >= 0)) throw new Error('exportMsPerThousandRows must be >= 0');
 
   const questMap = new Map<string, QuestEntry>();
   for (const q of quests) {
@@ -83,7 +136,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     server.once('error', reject);
     server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
   });
-  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}${pathPrefix}`;
 
   const clientId = options.clientId ?? DEFAULT_CLIENT_ID;
   const clientSecret = options.clientSecret ?? DEFAULT_CLIENT_SECRET;
@@ -102,9 +155,21 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     tokens: new TokenService(tokenConfig, new Prng(deriveSeed(seed, 'tokens'))),
     faults,
     problems: new ProblemFactory(new Prng(deriveSeed(seed, 'problems'))),
-    stats: {tokens: 0, exportsCreated: 0, statusPolls: 0, downloads: 0, rateLimited: 0, serverErrors: 0, requests: 0},
+    stats: {
+      tokens: 0,
+      exportsCreated: 0,
+      statusPolls: 0,
+      downloads: 0,
+      rateLimited: 0,
+      serverErrors: 0,
+      requests: 0,
+      conflicts: 0,
+    },
     records: [],
     exportDurationMs: options.exportDurationMs ?? 300,
+    exportMsPerThousandRows: msPerThousandRows,
+    pathPrefix,
+    relativeLocation: options.relativeLocation ?? false,
     log,
   };
   server.on('request', createHandler(state));
@@ -130,7 +195,13 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     clientId,
     clientSecret,
     projectId,
-    quests: quests.map((q) => ({...q})),
+    // Copies, so a caller changing them cannot change the quests' data.
+    quests: quests.map((q) => ({
+      ...q,
+      languages: [...q.languages],
+      ...(q.createdAt ? {createdAt: [...q.createdAt]} : {}),
+      ...(q.questionTitles ? {questionTitles: [...q.questionTitles]} : {}),
+    })),
 
     groundTruth(questId: string, settings: ExportSettings = {}) {
       const quest = questOf(questId).data;
@@ -138,9 +209,11 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       if ('errors' in checked) throw new Error(`invalid settings: ${JSON.stringify(checked.errors)}`);
       const [lo, hi] = quest.range(undefined, Date.now());
       if (hi === lo && !quest.config.headerOnEmpty) return {header: [], rows: []};
+      // What a correct decoder reads: the same as written, except for Latin-1's '?' replacements.
+      const readable = codecOf(quest.config.encoding).readable;
       const rows: string[][] = [];
-      for (let i = lo; i < hi; i++) rows.push(quest.row(i, checked.settings));
-      return {header: quest.header(checked.settings), rows};
+      for (let i = lo; i < hi; i++) rows.push(quest.exportRow(i, lo, hi, checked.settings).map(readable));
+      return {header: quest.header(checked.settings).map(readable), rows};
     },
 
     addResponses(questId: string, count: number) {
@@ -151,6 +224,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     issuedTokens: () => state.tokens.issued(),
     requests: () => state.records.map((r) => ({...r})),
     stats: () => ({...state.stats}),
+    exports: () => state.exports.records(),
 
     setFaults(next) {
       faults.set(next);

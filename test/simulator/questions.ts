@@ -4,13 +4,14 @@
 
 import {Prng} from './prng';
 import {ResolvedSettings} from './settings';
+import {Preset} from './title-presets';
 
 export type QuestionKind = 'rating' | 'text' | 'multi' | 'single' | 'other' | 'date' | 'number';
 
 export interface Question {
   kind: QuestionKind;
   title: string;
-  /** Choice labels (rating, multi, single); a single with an 'other' column ends with OTHER_LABEL. */
+  /** Choice labels (rating, multi, single); a single with an 'other' column ends with the preset's other label. */
   options: readonly string[];
   /** single only: the next column holds the "other (please specify)" text. */
   hasOther: boolean;
@@ -32,60 +33,30 @@ const MORE_KINDS: readonly QuestionKind[] = [
   'text',
 ];
 
-const OTHER_LABEL = 'Other (please specify)';
-const RATING_LABELS = ['Very dissatisfied', 'Dissatisfied', 'Neutral', 'Satisfied', 'Very satisfied'];
-
-type Template = (n: number) => {title: string; options?: readonly string[]};
-
-const TEMPLATES: Readonly<Record<QuestionKind, readonly Template[]>> = {
-  rating: [
-    (n) => ({title: `Q${n}. How satisfied are you? (1-5)`}),
-    (n) => ({title: `Q${n}. How likely is it that you'd recommend us? (1-5)`}),
-    (n) => ({title: `Q${n}. Rate our support: speed, tone & result (1-5)`}),
-  ],
-  text: [
-    (n) => ({title: `Q${n} | Comments, "free text"`}),
-    (n) => ({title: `Q${n} | What could we do better? (optional)`}),
-    (n) => ({title: `Q${n} | Anything else; "anything" at all?`}),
-  ],
-  multi: [
-    (n) => ({title: `Q${n} Favourite colours`, options: ['Red', 'Blue', 'Green', 'Yellow', 'Light grey']}),
-    (n) => ({
-      title: `Q${n} Which features do you use?`,
-      options: ['Dashboards', 'Reports', 'E-mail alerts', 'API access', 'Mobile app'],
-    }),
-  ],
-  single: [
-    (n) => ({
-      title: `Q${n} How did you hear about us?`,
-      options: ['Friend or colleague', 'Web search', 'Newspaper / magazine'],
-    }),
-    (n) => ({title: `Q${n} Preferred contact channel`, options: ['E-mail', 'Phone', 'Letter (post)']}),
-  ],
-  other: [(n) => ({title: `Q${n} Other`})],
-  date: [
-    (n) => ({title: `Q${n} Date of last visit (yyyy-mm-dd)`}),
-    (n) => ({title: `Q${n} When did you start? [date]`}),
-  ],
-  number: [(n) => ({title: `Q${n} Number of employees`}), (n) => ({title: `Q${n} Budget, in EUR (approx.)`})],
-};
-
-export function buildLayout(columns: number): Question[] {
+/**
+ * The question columns of a quest: kinds from the fixed cycle, titles and labels from `preset`,
+ * or the titles from `titles` (one per column) when given.
+ */
+export function buildLayout(columns: number, preset: Preset, titles?: readonly string[]): Question[] {
   const kinds: QuestionKind[] = [];
   for (let i = 0; i < columns; i++) {
     kinds.push(i < FIRST_KINDS.length ? FIRST_KINDS[i] : MORE_KINDS[(i - FIRST_KINDS.length) % MORE_KINDS.length]);
   }
   const seen: Partial<Record<QuestionKind, number>> = {};
+  const used = new Set<string>();
   return kinds.map((kind, i) => {
     const k = seen[kind] ?? 0;
     seen[kind] = k + 1;
-    const templates = TEMPLATES[kind];
+    const templates = preset.templates[kind];
     const t = templates[k % templates.length](i + 1);
+    let title = titles ? titles[i] : t.title;
+    if (!titles && used.has(title)) title = preset.repeat(title, i + 1);
+    used.add(title);
     const hasOther = kind === 'single' && kinds[i + 1] === 'other';
     let options: readonly string[] = t.options ?? [];
-    if (kind === 'rating') options = RATING_LABELS;
-    if (hasOther) options = [...options, OTHER_LABEL];
-    return {kind, title: t.title, options, hasOther};
+    if (kind === 'rating') options = preset.ratingLabels;
+    if (hasOther) options = [...options, preset.otherLabel];
+    return {kind, title, options, hasOther};
   });
 }
 

@@ -1,5 +1,6 @@
-// Request pipeline: token endpoint, then for /v1 requests rate limiting, injected 5xx faults,
-// bearer authentication, routing, quest lookup (404/403), and finally the operation handler.
+// Request pipeline: the path prefix and the injected latency, then the token endpoint, or for /v1
+// requests rate limiting, injected 5xx faults, bearer authentication, routing, quest lookup
+// (404/403), and finally the operation handler.
 
 import {IncomingMessage, ServerResponse} from 'http';
 import {createExport, downloadExport, exportStatus, listInvitations} from './api';
@@ -71,10 +72,37 @@ export function createHandler(state: State): (req: IncomingMessage, res: ServerR
   };
 }
 
+/** `path` without the API's prefix, or undefined when it lies outside the prefix. */
+function underPrefix(path: string, prefix: string): string | undefined {
+  if (prefix === '') return path;
+  if (path === prefix) return '/';
+  return path.startsWith(`${prefix}/`) ? path.slice(prefix.length) : undefined;
+}
+
+/** Resolves true after `ms`, or false as soon as the response is closed (client gone, or close()). */
+function delay(ms: number, res: ServerResponse): Promise<boolean> {
+  return new Promise((resolve) => {
+    const onClose = (): void => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    const timer = setTimeout(() => {
+      res.off('close', onClose);
+      resolve(true);
+    }, ms);
+    res.once('close', onClose);
+  });
+}
+
 async function handle(ctx: Ctx, state: State, url: URL): Promise<void> {
-  if (ctx.path === TOKEN_PATH) return token(ctx, state);
-  if (ctx.path === '/v1' || ctx.path.startsWith('/v1/')) return v1(ctx, state, url);
-  ctx.notFound();
+  // Messages name the path as the client sent it; routing uses the path below the prefix.
+  const local = underPrefix(ctx.path, state.pathPrefix);
+  const isV1 = local !== undefined && (local === '/v1' || local.startsWith('/v1/'));
+  if (local !== TOKEN_PATH && !isV1) return ctx.notFound();
+  const latency = state.faults.latencyMs;
+  if (latency > 0 && !(await delay(latency, ctx.res))) return;
+  if (local === TOKEN_PATH) return token(ctx, state);
+  return v1(ctx, state, url, local as string);
 }
 
 async function token(ctx: Ctx, state: State): Promise<void> {
@@ -98,7 +126,7 @@ async function token(ctx: Ctx, state: State): Promise<void> {
   ctx.json(200, result.body, noStore);
 }
 
-async function v1(ctx: Ctx, state: State, url: URL): Promise<void> {
+async function v1(ctx: Ctx, state: State, url: URL, local: string): Promise<void> {
   // Recorded up front so requests() shows whether a 429 or 5xx request carried a valid token.
   const authorization = ctx.req.headers.authorization;
   const authorized = state.tokens.check(authorization, Date.now());
@@ -132,7 +160,7 @@ async function v1(ctx: Ctx, state: State, url: URL): Promise<void> {
     return;
   }
 
-  const route = matchRoute(ctx.method, ctx.path);
+  const route = matchRoute(ctx.method, local);
   if (!route) return ctx.notFound();
   const quest: QuestEntry | undefined = state.quests.get(route.questId);
   if (!quest) return ctx.notFound(`quest '${route.questId}' does not exist`);

@@ -22,5 +22,10 @@ export interface State {
   stats: SimulatorStats;
   records: RequestRecord[];
   exportDurationMs: number;
+  exportMsPerThousandRows: number;
+  /** Prefix of every path the API serves ('' or like '/gateway/questback'). */
+  pathPrefix: string;
+  /** The status 302 Location is the relative reference 'download'. */
+  relativeLocation: boolean;
   log: (line: string) => void;
 }

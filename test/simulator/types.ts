@@ -11,18 +11,44 @@ export type ExportSettings = {
 };
 
 export type Corruption =
-  'unterminated-quote' | 'ragged-row' | 'no-header' | 'duplicate-header' | 'html-body' | 'empty-body';
+  | 'unterminated-quote'
+  | 'ragged-row'
+  | 'no-header'
+  | 'duplicate-header'
+  | 'html-body'
+  | 'empty-body'
+  | 'stray-quote'
+  | 'html-octet-stream'
+  | 'no-final-newline'
+  | 'cut-last-cell';
+
+/** Question-title presets; 'english' is the default. */
+export type TitlePreset = 'english' | 'norwegian' | 'german' | 'long';
+
+/** Byte encodings of the export file; 'utf8-bom' is the default. */
+export type FileEncoding = 'utf8-bom' | 'utf8' | 'double-bom' | 'utf16le-bom' | 'utf16be-bom' | 'latin1';
+
+export type LineEnding = 'crlf' | 'lf';
 
 export interface QuestConfig {
   id: string;
-  rows: number;
+  /** Responses at start; optional only when `createdAt` is given (it must then agree). */
+  rows?: number;
   columns?: number;
   languages?: string[];
   firstCreatedAt?: string;
+  /** Explicit creation times (ISO 8601 with a zone, or epoch ms); they define the rows. */
+  createdAt?: (string | number)[];
   exportDurationMs?: number;
+  exportMsPerThousandRows?: number;
   corruption?: Corruption;
   forbidden?: boolean;
   headerOnEmpty?: boolean;
+  titles?: TitlePreset;
+  /** Question titles in column order; the kinds stay as the layout decides. */
+  questionTitles?: string[];
+  encoding?: FileEncoding;
+  lineEnding?: LineEnding;
 }
 
 export interface RateLimitOptions {
@@ -39,6 +65,13 @@ export interface FaultOptions {
   truncatedDownloadRate?: number;
   goneRate?: number;
   rateLimit?: RateLimitOptions;
+  compression?: 'gzip';
+  framing?: 'length' | 'chunked' | 'close';
+  stallDownloadRate?: number;
+  stallAfterFraction?: number;
+  latencyMs?: number;
+  oneExportPerQuest?: boolean;
+  vanishRate?: number;
 }
 
 export interface SimulatorOptions {
@@ -49,10 +82,13 @@ export interface SimulatorOptions {
   projectId?: string;
   tokenLifetimeSeconds?: number;
   exportDurationMs?: number;
+  exportMsPerThousandRows?: number;
   quests?: QuestConfig[];
   faults?: FaultOptions;
   dataDir?: string;
   log?: (line: string) => void;
+  pathPrefix?: string;
+  relativeLocation?: boolean;
 }
 
 export interface RequestRecord {
@@ -74,6 +110,27 @@ export interface SimulatorStats {
   rateLimited: number;
   serverErrors: number;
   requests: number;
+  /** 409 answers to a create while the quest had an export running (oneExportPerQuest). */
+  conflicts: number;
+}
+
+/** What becomes of an export job: decided by the faults when it is created. */
+export type ExportOutcome = 'ok' | 'error' | 'stuck' | 'vanished';
+
+/** One created export, as exports() reports it. */
+export interface ExportRecord {
+  questId: string;
+  exportId: string;
+  /** The filter bounds, normalised to ISO 8601 with milliseconds; absent when not given. */
+  since?: string;
+  until?: string;
+  /** Rows in the export's snapshot (known at creation, also for exports that never get a file). */
+  rows: number;
+  /** Size of the file on disk once fully written; 0 before that and for exports without a file. */
+  bytes: number;
+  outcome: ExportOutcome;
+  /** Creation time, ISO 8601 with milliseconds. */
+  createdAt: string;
 }
 
 export interface Simulator {
@@ -88,6 +145,7 @@ export interface Simulator {
   issuedTokens(): string[];
   requests(): RequestRecord[];
   stats(): SimulatorStats;
+  exports(): ExportRecord[];
   setFaults(faults: FaultOptions): void;
   expireExport(exportId: string): void;
   close(): Promise<void>;
@@ -101,4 +159,9 @@ export interface ResolvedQuest extends QuestConfig {
   languages: string[];
   firstCreatedAt: string;
   headerOnEmpty: boolean;
+  titles: TitlePreset;
+  encoding: FileEncoding;
+  lineEnding: LineEnding;
+  /** Sorted epoch ms, when createdAt was given. */
+  createdAt?: number[];
 }
