@@ -129,7 +129,7 @@ describe('hostile service', () => {
         server.on('create', (ctx) =>
           ctx.n <= 2
             ? ctx.problem(429, 'Too many requests', {
-                'X-RateLimit-Limit': '100',
+                'X-RateLimit-Limit': '0',
                 'X-RateLimit-Remaining': '0',
                 'X-RateLimit-Reset': '999999999999',
               })
