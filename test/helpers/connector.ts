@@ -112,3 +112,109 @@ export function stateFile(m: AirbyteMessageJson[], previous: StateMessage['state
   for (const s of states(m)) last.set(s.state.stream.stream_descriptor.name, s.state);
   return [...last.values()];
 }
+
+/** One stdout line of a live run and when it arrived (Date.now()). */
+export interface LiveLine {
+  at: number;
+  line: string;
+}
+
+export interface LiveResult extends RunResult {
+  signal: NodeJS.Signals | null;
+  exitedAt: number;
+  /** The run was killed after `killAfterMs`. */
+  killed: boolean;
+}
+
+/** A connector process whose stdout is watched line by line as it arrives. */
+export interface LiveRun {
+  child: ReturnType<typeof spawn>;
+  startedAt: number;
+  lines: LiveLine[];
+  exitedAt?: number;
+  /** The first stdout line (already seen or still to come) whose parsed message satisfies `match`; undefined on timeout or exit. */
+  waitForLine(match: (message: AirbyteMessageJson) => boolean, timeoutMs: number): Promise<LiveLine | undefined>;
+  done: Promise<LiveResult>;
+}
+
+/**
+ * Like runConnector, but returns at once: stdout is read incrementally (each line timed), and the
+ * process is killed after `killAfterMs` so that a hanging connector fails its test instead of jest.
+ */
+export function startConnector(
+  args: string[],
+  options: {env?: Record<string, string>; killAfterMs?: number} = {}
+): LiveRun {
+  const child = spawn(process.execPath, [MAIN, ...args], {
+    env: {...process.env, ...options.env},
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const startedAt = Date.now();
+  const lines: LiveLine[] = [];
+  const out: Buffer[] = [];
+  const err: Buffer[] = [];
+  const waiters = new Set<() => void>();
+  let partial = '';
+  let killed = false;
+  const parse = (line: string): AirbyteMessageJson | undefined => {
+    try {
+      return JSON.parse(line);
+    } catch {
+      return undefined;
+    }
+  };
+  child.stdout.on('data', (d: Buffer) => {
+    out.push(d);
+    const parts = (partial + d.toString('utf8')).split('\n');
+    partial = parts.pop() ?? '';
+    const at = Date.now();
+    for (const line of parts) if (line !== '') lines.push({at, line});
+    for (const wake of [...waiters]) wake();
+  });
+  child.stderr.on('data', (d: Buffer) => err.push(d));
+  const timer = setTimeout(() => {
+    killed = true;
+    child.kill('SIGKILL');
+  }, options.killAfterMs ?? 60_000);
+  const live: LiveRun = {
+    child,
+    startedAt,
+    lines,
+    waitForLine(match, timeoutMs) {
+      return new Promise((resolve) => {
+        let checked = 0;
+        const check = (): void => {
+          for (; checked < lines.length; checked++) {
+            const message = parse(lines[checked].line);
+            if (message && match(message)) return finish(lines[checked]);
+          }
+          if (live.exitedAt !== undefined) finish(undefined);
+        };
+        const deadline = setTimeout(() => finish(undefined), timeoutMs);
+        const finish = (line: LiveLine | undefined): void => {
+          clearTimeout(deadline);
+          waiters.delete(check);
+          resolve(line);
+        };
+        waiters.add(check);
+        check();
+      });
+    },
+    done: new Promise((resolve, reject) => {
+      child.on('error', reject);
+      child.on('close', (code, signal) => {
+        clearTimeout(timer);
+        live.exitedAt = Date.now();
+        if (partial !== '') lines.push({at: live.exitedAt, line: partial});
+        for (const wake of [...waiters]) wake();
+        try {
+          const result = collect(code, Buffer.concat(out).toString('utf8'), Buffer.concat(err).toString('utf8'));
+          resolve({...result, signal, exitedAt: live.exitedAt, killed});
+        } catch (e) {
+          reject(e);
+        }
+      });
+    }),
+  };
+  return live;
+}

@@ -1,0 +1,544 @@
+// The service misbehaves: stalls, floods of 429 with absurd headers, redirect loops, empty and
+// wrongly-typed bodies, odd encodings, secrets echoed back. Each case runs the real connector
+// (bin/main) against its own hostile server and judges exit code, time, failure, data, state and
+// secrets. Most cases run concurrently; every config has request_timeout_seconds: 2.
+
+import {errorTraces, records} from '../helpers/connector';
+import {
+  CLIENT_ID,
+  CLIENT_SECRET,
+  HEADER,
+  HostileRun,
+  HostileServer,
+  Row,
+  buildCsv,
+  catalogOf,
+  rowsAt,
+  connectionStatuses,
+  expectOutcome,
+  gzip,
+  launch,
+  leaks,
+  logs,
+  runHostile,
+  streamOf,
+  withServer,
+  utf8WithInvalidBytes,
+} from '../hostile/server';
+
+const Q = '1b4e28ba-2fa1-41d2-883f-0016d3cca427';
+const A = 'aaaaaaaa-1111-4111-8111-00000000000a';
+const B = 'bbbbbbbb-2222-4222-8222-00000000000b';
+
+const HTML_PAGE =
+  '<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title></head>\n' +
+  '<body><h1>Bad Gateway</h1><p>The upstream server did not answer. Please try again later.</p></body></html>\n';
+
+/** The body of an export up to `chars` characters into the row with the given Response ID. */
+function cutInsideRow(csv: string, responseId: string, chars = 6): Buffer {
+  const at = csv.indexOf(responseId);
+  if (at < 0) throw new Error(`row ${responseId} is not in this export`);
+  return Buffer.from(csv.slice(0, at + responseId.length + chars), 'utf8');
+}
+
+const checkJudgement = (run: HostileRun, server: HostileServer, maxSeconds: number) => {
+  const statuses = connectionStatuses(run);
+  return {
+    code: run.code,
+    killedByTest: run.killed,
+    withinTime: run.seconds < maxSeconds ? true : `${run.seconds.toFixed(1)} s`,
+    invalidLines: run.invalid,
+    statuses: statuses.map((s) => s.status),
+    message: statuses[0]?.message ?? '',
+    leaks: leaks(run, server),
+  };
+};
+
+describe('hostile service', () => {
+  test.concurrent(
+    'a. a download that stalls mid-row on every attempt (Content-Length announced, socket kept open) fails the stream as transient within 60 s',
+    async () => {
+      await withServer({quests: [Q]}, async (server) => {
+        server.on('download', (ctx) => {
+          const csv = ctx.csv();
+          const full = Buffer.byteLength(csv, 'utf8');
+          ctx.stall(200, {'Content-Type': 'text/csv', 'Content-Length': full}, cutInsideRow(csv, ctx.rows()[2][0]));
+        });
+        const run = await runHostile(server, 'read', {killAfterMs: 62_000});
+        expectOutcome(run, server, {
+          code: 1,
+          maxSeconds: 60,
+          failure: {type: 'transient_error', message: /stalled|no data for/i, questId: Q},
+          failed: [Q],
+        });
+        expect(server.requestsOf('download').length).toBeGreaterThan(0);
+      });
+    },
+    90_000
+  );
+
+  test.concurrent(
+    'a. when only the first download stalls mid-row and later ones are whole, every row arrives exactly once within 20 s',
+    async () => {
+      await withServer({quests: [Q]}, async (server) => {
+        server.on('download', (ctx) => {
+          if (ctx.n > 1) return ctx.next();
+          const csv = ctx.csv();
+          ctx.stall(
+            200,
+            {'Content-Type': 'text/csv', 'Content-Length': Buffer.byteLength(csv, 'utf8')},
+            cutInsideRow(csv, ctx.rows()[2][0])
+          );
+        });
+        const run = await runHostile(server, 'read', {killAfterMs: 23_000});
+        expectOutcome(run, server, {code: 0, maxSeconds: 20, ok: [Q]});
+        expect(server.requestsOf('download').length).toBeGreaterThanOrEqual(2);
+      });
+    },
+    60_000
+  );
+
+  test.concurrent(
+    'b. check fails within 20 s, naming auth_url and a timeout, when the token endpoint accepts the connection and never answers',
+    async () => {
+      await withServer({quests: [Q]}, async (server) => {
+        server.on('token', () => {
+          // Accept the request, never answer.
+        });
+        const run = await runHostile(server, 'check', {killAfterMs: 23_000});
+        const judged = checkJudgement(run, server, 20);
+        expect(judged).toMatchObject({
+          code: 0,
+          killedByTest: false,
+          withinTime: true,
+          invalidLines: [],
+          statuses: ['FAILED'],
+          message: expect.stringMatching(/auth_url/),
+          leaks: [],
+        });
+        expect(judged.message).toMatch(/time/i);
+      });
+    },
+    45_000
+  );
+
+  test.concurrent(
+    'c. two 429 answers to create with an absurd X-RateLimit-Reset (999999999999) are retried soon, the header is reported as ignored, and the read succeeds within 20 s',
+    async () => {
+      await withServer({quests: [Q]}, async (server) => {
+        server.on('create', (ctx) =>
+          ctx.n <= 2
+            ? ctx.problem(429, 'Too many requests', {
+                'X-RateLimit-Limit': '0',
+                'X-RateLimit-Remaining': '0',
+                'X-RateLimit-Reset': '999999999999',
+              })
+            : ctx.next()
+        );
+        const run = await runHostile(server, 'read', {killAfterMs: 23_000});
+        expectOutcome(run, server, {code: 0, maxSeconds: 20, ok: [Q]});
+        expect(server.requestsOf('create').length).toBeGreaterThanOrEqual(3);
+        const said = logs(run).filter(
+          (l) => /X-RateLimit-Reset/.test(l.message) && /ignor|not a sane|absurd/i.test(l.message)
+        );
+        expect(said.length).toBeGreaterThan(0);
+      });
+    },
+    60_000
+  );
+
+  test.concurrent(
+    'd. the first LOG line reaches stdout within 3 s while an export is still PENDING, not when the process ends',
+    async () => {
+      await withServer({quests: [Q]}, async (server) => {
+        server.on('status', (ctx) =>
+          ctx.job && Date.now() - ctx.job.createdAt < 8000 ? ctx.jobStatus('PENDING') : ctx.next()
+        );
+        const {live, done} = launch(server, 'read', {killAfterMs: 33_000});
+        const first = await live.waitForLine((m) => m.type === 'LOG', 3000);
+        const runningThen = live.exitedAt === undefined;
+        const run = await done;
+        expect({
+          firstLogWithin3s: first !== undefined && first.at - live.startedAt <= 3000,
+          runningWhenItCame: runningThen,
+        }).toEqual({firstLogWithin3s: true, runningWhenItCame: true});
+        expectOutcome(run, server, {code: 0, maxSeconds: 30, ok: [Q]});
+      });
+    },
+    60_000
+  );
+
+  test.concurrent(
+    'd. SIGTERM after the first stream committed its STATE stops the read within 5 s with a non-zero code and a "stopped" error TRACE, keeping that stream complete',
+    async () => {
+      await withServer({quests: [A, B]}, async (server) => {
+        server.on('status', (ctx) => (ctx.questId === B ? ctx.jobStatus('PENDING') : ctx.next()));
+        const {live, done} = launch(server, 'read', {catalog: catalogOf(server, [A, B]), killAfterMs: 23_000});
+        const stateOfA = await live.waitForLine(
+          (m) =>
+            m.type === 'STATE' &&
+            (m as {state?: {stream?: {stream_descriptor?: {name?: string}}}}).state?.stream?.stream_descriptor?.name ===
+              streamOf(A),
+          10_000
+        );
+        const runningThen = live.exitedAt === undefined;
+        const signalledAt = Date.now();
+        live.child.kill('SIGTERM');
+        const run = await done;
+        const lastErrors = errorTraces(run.messages.slice(-8)).map((t) => t.trace.error?.message ?? '');
+        expect({
+          stateOfAWithin10s: stateOfA !== undefined && stateOfA.at - live.startedAt <= 10_000,
+          runningAtStateOfA: runningThen,
+          exitedWithin5sOfSignal: run.exitedAt - signalledAt < 5000 ? true : `${run.exitedAt - signalledAt} ms`,
+          signal: run.signal,
+          stoppedTraceAmongLastLines: lastErrors.some((m) => /stopped|SIGTERM|terminated/i.test(m)) || lastErrors,
+        }).toEqual({
+          stateOfAWithin10s: true,
+          runningAtStateOfA: true,
+          exitedWithin5sOfSignal: true,
+          signal: null,
+          stoppedTraceAmongLastLines: true,
+        });
+        expectOutcome(run, server, {
+          code: 'nonzero',
+          maxSeconds: 20,
+          failure: {type: /^(transient_error|system_error)$/, message: /stopped|SIGTERM|terminated/i},
+          ok: [A],
+          failed: [B],
+        });
+      });
+    },
+    60_000
+  );
+
+  test.concurrent(
+    'e. a COMPLETED status redirecting into a 302 loop fails the stream as transient with a message about redirects within 30 s',
+    async () => {
+      await withServer({quests: [Q]}, async (server) => {
+        server.on('status', (ctx) => ctx.redirect(`/v1/quests/${ctx.questId}/exports/${ctx.exportId}/mirror`));
+        server.on('other', (ctx) => (ctx.path.endsWith('/mirror') ? ctx.redirect(ctx.url.pathname) : ctx.next()));
+        const run = await runHostile(server, 'read', {killAfterMs: 33_000});
+        expectOutcome(run, server, {
+          code: 1,
+          maxSeconds: 30,
+          failure: {type: 'transient_error', message: /redirect/i, questId: Q},
+          failed: [Q],
+        });
+      });
+    },
+    60_000
+  );
+
+  test.concurrent(
+    'f. a download answered with 204 No Content fails the stream as transient, naming the 204, within 30 s',
+    async () => {
+      await withServer({quests: [Q]}, async (server) => {
+        server.on('download', (ctx) => ctx.send(204));
+        const run = await runHostile(server, 'read', {killAfterMs: 33_000});
+        expectOutcome(run, server, {
+          code: 1,
+          maxSeconds: 30,
+          failure: {type: 'transient_error', message: /204/, questId: Q},
+          failed: [Q],
+        });
+      });
+    },
+    60_000
+  );
+
+  test.concurrent(
+    'g. an HTML error page served as application/octet-stream, with a catalog schema of no properties, is not read as CSV: transient failure naming HTML, no record',
+    async () => {
+      await withServer({quests: [Q]}, async (server) => {
+        server.on('download', (ctx) => ctx.send(200, HTML_PAGE, {'Content-Type': 'application/octet-stream'}));
+        const run = await runHostile(server, 'read', {
+          catalog: catalogOf(server, [Q], {properties: false}),
+          killAfterMs: 33_000,
+        });
+        expectOutcome(run, server, {
+          code: 1,
+          maxSeconds: 30,
+          failure: {type: 'transient_error', message: /HTML/i, questId: Q},
+          failed: [Q],
+        });
+        expect(records(run.messages)).toEqual([]);
+      });
+    },
+    60_000
+  );
+
+  test.concurrent(
+    'h. a gzip download whose Content-Length is the compressed size yields both rows once, with one download per export',
+    async () => {
+      const rows = rowsAt([
+        [2, 'First, "gzipped" | row'],
+        [1, 'Second row'],
+      ]);
+      await withServer({quests: [{id: Q, rows}]}, async (server) => {
+        server.on('download', (ctx) =>
+          ctx.send(200, gzip(ctx.csv()), {'Content-Type': 'text/csv', 'Content-Encoding': 'gzip'})
+        );
+        const run = await runHostile(server, 'read', {killAfterMs: 23_000});
+        expectOutcome(run, server, {code: 0, maxSeconds: 20, ok: [Q]});
+        expect(records(run.messages)).toHaveLength(2);
+        expect(server.jobs.map((j) => j.downloads)).toEqual(server.jobs.map(() => 1));
+      });
+    },
+    60_000
+  );
+
+  test.concurrent(
+    'h. a gzip download of a header-only export yields no record, a STATE, and exactly one download per export',
+    async () => {
+      await withServer({quests: [{id: Q, rows: []}]}, async (server) => {
+        server.on('download', (ctx) =>
+          ctx.send(200, gzip(ctx.csv()), {'Content-Type': 'text/csv', 'Content-Encoding': 'gzip'})
+        );
+        const run = await runHostile(server, 'read', {killAfterMs: 23_000});
+        expectOutcome(run, server, {code: 0, maxSeconds: 20, ok: [Q]});
+        expect(records(run.messages)).toHaveLength(0);
+        expect(server.jobs.length).toBeGreaterThan(0);
+        expect(server.jobs.map((j) => j.downloads)).toEqual(server.jobs.map(() => 1));
+        expect(server.requestsOf('download')).toHaveLength(server.jobs.length);
+      });
+    },
+    60_000
+  );
+
+  test.concurrent(
+    'i. a UTF-16LE export with a BOM is decoded: the records equal the data and no value holds U+0000',
+    async () => {
+      await withServer({quests: [Q]}, async (server) => {
+        server.on('download', (ctx) =>
+          ctx.send(200, Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(ctx.csv({bom: ''}), 'utf16le')]), {
+            'Content-Type': 'text/csv',
+          })
+        );
+        const run = await runHostile(server, 'read', {killAfterMs: 23_000});
+        expectOutcome(run, server, {code: 0, maxSeconds: 20, ok: [Q]});
+        expect(records(run.messages).length).toBeGreaterThan(0);
+        expect(run.stdout.split('\n').filter((l) => l.includes('"RECORD"') && l.includes('\\u0000'))).toEqual([]);
+      });
+    },
+    60_000
+  );
+
+  test.concurrent(
+    'i. an ISO-8859-1 export without BOM keeps ø and å and says in a WARN log which encoding it fell back to',
+    async () => {
+      const rows = rowsAt([
+        [2, 'Blåbærsyltetøy'],
+        [1, 'Søt og god, på ære'],
+      ]);
+      await withServer({quests: [{id: Q, rows}]}, async (server) => {
+        server.on('download', (ctx) =>
+          ctx.send(200, Buffer.from(ctx.csv({bom: ''}), 'latin1'), {'Content-Type': 'text/csv'})
+        );
+        const run = await runHostile(server, 'read', {killAfterMs: 23_000});
+        expectOutcome(run, server, {code: 0, maxSeconds: 20, ok: [Q]});
+        expect(records(run.messages).map((r) => r.record.data['Q1 Comment'])).toEqual([
+          'Blåbærsyltetøy',
+          'Søt og god, på ære',
+        ]);
+        expect(logs(run).filter((l) => l.level === 'WARN' && /windows-1252|latin/i.test(l.message))).not.toEqual([]);
+      });
+    },
+    60_000
+  );
+
+  /** 200 KB of valid UTF-8 (four long answers with non-ASCII text), then a row holding `bad` (U+FFFD become invalid bytes). */
+  const afterValidUtf8 = (bad: string): Row[] =>
+    rowsAt([
+      [2.5, 'Ærlig talt: ' + 'ålreit svar, '.repeat(4000)],
+      [2, 'Ærlig talt: ' + 'ålreit svar, '.repeat(4000)],
+      [1.5, 'Ærlig talt: ' + 'ålreit svar, '.repeat(4000)],
+      [1, 'Ærlig talt: ' + 'ålreit svar, '.repeat(4000)],
+      [0.5, bad],
+    ]);
+
+  test.concurrent(
+    'i. an export valid UTF-8 for 200 KB and then over 1000 invalid byte sequences fails as transient, naming UTF-8, with no STATE',
+    async () => {
+      const rows = afterValidUtf8(Array.from({length: 1200}, () => '\uFFFD').join('a'));
+      const file = utf8WithInvalidBytes(buildCsv(HEADER, rows));
+      expect(file.indexOf(0xff)).toBeGreaterThan(200 * 1024);
+      expect(file.filter((b) => b === 0xff)).toHaveLength(1200);
+      await withServer({quests: [{id: Q, rows}]}, async (server) => {
+        server.on('download', (ctx) => ctx.send(200, utf8WithInvalidBytes(ctx.csv()), {'Content-Type': 'text/csv'}));
+        const run = await runHostile(server, 'read', {killAfterMs: 33_000});
+        expectOutcome(run, server, {
+          code: 1,
+          maxSeconds: 30,
+          failure: {type: 'transient_error', message: /UTF-8/, questId: Q},
+          failed: [Q],
+        });
+      });
+    },
+    60_000
+  );
+
+  test.concurrent(
+    'i. an export valid UTF-8 for 200 KB and then exactly 1 invalid byte succeeds, warns of 1 invalid UTF-8 sequence, and the cell holds U+FFFD',
+    async () => {
+      const rows = afterValidUtf8('one bad \uFFFD byte');
+      const file = utf8WithInvalidBytes(buildCsv(HEADER, rows));
+      expect(file.indexOf(0xff)).toBeGreaterThan(200 * 1024);
+      expect(file.filter((b) => b === 0xff)).toHaveLength(1);
+      await withServer({quests: [{id: Q, rows}]}, async (server) => {
+        server.on('download', (ctx) => ctx.send(200, utf8WithInvalidBytes(ctx.csv()), {'Content-Type': 'text/csv'}));
+        const run = await runHostile(server, 'read', {killAfterMs: 23_000});
+        expectOutcome(run, server, {code: 0, maxSeconds: 20, ok: [Q]});
+        expect(records(run.messages).map((r) => r.record.data['Q1 Comment'])).toContain('one bad \uFFFD byte');
+        expect(logs(run).filter((l) => l.level === 'WARN' && /1 invalid UTF-8/i.test(l.message))).not.toEqual([]);
+      });
+    },
+    60_000
+  );
+
+  /** A token endpoint that answers 400 and echoes the raw form body and base64 forms of the credentials. */
+  const echoSecrets = (server: HostileServer): void => {
+    server.on('token', (ctx) =>
+      ctx.problem(
+        400,
+        `could not parse request: ${ctx.body} (authorization Basic ${Buffer.from(`${CLIENT_ID}:${CLIENT_SECRET}`).toString('base64')}, secret ${Buffer.from(CLIENT_SECRET).toString('base64')})`
+      )
+    );
+  };
+
+  test.concurrent(
+    'j. check reports FAILED without printing the secret in any form when the token endpoint echoes the request body and base64 credentials',
+    async () => {
+      await withServer({quests: [Q]}, async (server) => {
+        echoSecrets(server);
+        const run = await runHostile(server, 'check', {killAfterMs: 18_000});
+        expect(server.requestsOf('token').length).toBeGreaterThan(0);
+        expect(server.requestsOf('token')[0].body).toContain(
+          new URLSearchParams({s: CLIENT_SECRET}).toString().slice(2)
+        );
+        expect(checkJudgement(run, server, 15)).toEqual({
+          code: 0,
+          killedByTest: false,
+          withinTime: true,
+          invalidLines: [],
+          statuses: ['FAILED'],
+          message: expect.any(String),
+          leaks: [],
+        });
+      });
+    },
+    45_000
+  );
+
+  test.concurrent(
+    'j. read fails with a config_error without printing the secret in any form when the token endpoint echoes the request body and base64 credentials',
+    async () => {
+      await withServer({quests: [Q]}, async (server) => {
+        echoSecrets(server);
+        const run = await runHostile(server, 'read', {killAfterMs: 18_000});
+        expectOutcome(run, server, {
+          code: 1,
+          maxSeconds: 15,
+          failure: {type: 'config_error', message: /token|client|credential/i},
+          failed: [Q],
+        });
+      });
+    },
+    45_000
+  );
+
+  test.concurrent(
+    'k. check fails within 15 s, mentioning the redirect, when the invitations endpoint answers 302 to a login page',
+    async () => {
+      await withServer({quests: [Q]}, async (server) => {
+        server.on('invitations', (ctx) =>
+          ctx.redirect(`${server.origin}/login?ReturnUrl=${encodeURIComponent(ctx.url.pathname)}`)
+        );
+        server.on('other', (ctx) =>
+          ctx.path === '/login' ? ctx.send(200, HTML_PAGE, {'Content-Type': 'text/html; charset=utf-8'}) : ctx.next()
+        );
+        const run = await runHostile(server, 'check', {killAfterMs: 18_000});
+        expect(checkJudgement(run, server, 15)).toEqual({
+          code: 0,
+          killedByTest: false,
+          withinTime: true,
+          invalidLines: [],
+          statuses: ['FAILED'],
+          message: expect.stringMatching(/302|redirect/i),
+          leaks: [],
+        });
+      });
+    },
+    45_000
+  );
+
+  test.concurrent(
+    'k. check fails within 15 s, naming HTML, when the invitations endpoint answers 200 with an HTML page',
+    async () => {
+      await withServer({quests: [Q]}, async (server) => {
+        server.on('invitations', (ctx) => ctx.send(200, HTML_PAGE, {'Content-Type': 'text/html; charset=utf-8'}));
+        const run = await runHostile(server, 'check', {killAfterMs: 18_000});
+        expect(checkJudgement(run, server, 15)).toEqual({
+          code: 0,
+          killedByTest: false,
+          withinTime: true,
+          invalidLines: [],
+          statuses: ['FAILED'],
+          message: expect.stringMatching(/HTML/i),
+          leaks: [],
+        });
+      });
+    },
+    45_000
+  );
+
+  test.concurrent(
+    'l. a configured catalog listing the same stream twice is a config_error before any request reaches the service',
+    async () => {
+      await withServer({quests: [Q]}, async (server) => {
+        const run = await runHostile(server, 'read', {catalog: catalogOf(server, [Q, Q]), killAfterMs: 13_000});
+        expectOutcome(run, server, {
+          code: 1,
+          maxSeconds: 10,
+          failure: {type: 'config_error', message: /twice|more than once|duplicate/i},
+          failed: [Q],
+        });
+        expect(server.requests.map((r) => `${r.method} ${r.path}`)).toEqual([]);
+      });
+    },
+    45_000
+  );
+
+  const alreadyGenerating = (questId: string | undefined): string =>
+    `An export for quest '${questId}' is already being generated`;
+
+  test.concurrent(
+    'm. two 409 "already being generated" answers to create are waited out: every row once within 30 s, and the wait is logged',
+    async () => {
+      await withServer({quests: [Q]}, async (server) => {
+        server.on('create', (ctx) => (ctx.n <= 2 ? ctx.problem(409, alreadyGenerating(ctx.questId)) : ctx.next()));
+        const run = await runHostile(server, 'read', {killAfterMs: 33_000});
+        expectOutcome(run, server, {code: 0, maxSeconds: 30, ok: [Q]});
+        expect(server.requestsOf('create').length).toBeGreaterThanOrEqual(3);
+        expect(logs(run).filter((l) => /409|already being generated/i.test(l.message))).not.toEqual([]);
+      });
+    },
+    60_000
+  );
+
+  test.concurrent(
+    'm. 409 "already being generated" forever, with export_timeout_minutes 0.1, fails the stream as transient within 30 s',
+    async () => {
+      await withServer({quests: [Q]}, async (server) => {
+        server.on('create', (ctx) => ctx.problem(409, alreadyGenerating(ctx.questId)));
+        const run = await runHostile(server, 'read', {config: {export_timeout_minutes: 0.1}, killAfterMs: 33_000});
+        expectOutcome(run, server, {
+          code: 1,
+          maxSeconds: 30,
+          failure: {type: 'transient_error', message: /already being generated|409/i, questId: Q},
+          failed: [Q],
+        });
+      });
+    },
+    60_000
+  );
+});
