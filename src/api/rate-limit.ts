@@ -113,7 +113,7 @@ export class RateLimitGate {
     }
     this.info = parseRateLimit(headers, nowMs);
     this.readAt = nowMs;
-    return this.info.absurdReset;
+    return this.info.absurdReset === undefined ? undefined : `X-RateLimit-Reset ${this.info.absurdReset}`;
   }
 
   /** Ms to wait before the next request; 0 when there is budget left or nothing sane is known. */

@@ -99,11 +99,9 @@ export async function readCsv(
   let withheldLastRow = false;
   if (!stopped) {
     parser.push(decoder.end(), rows);
-    parser.end(rows);
-    if (options.withholdUnterminatedRow && !parser.terminated && headerSeen && rows.length) {
-      rows.pop();
-      withheldLastRow = true;
-    }
+    // A last row without its line end may have been cut anywhere, even mid-cell: not parsed, withheld.
+    if (options.withholdUnterminatedRow && !parser.terminated) withheldLastRow = true;
+    else parser.end(rows);
     if (rows.length && !(await deliver())) stopped = true;
   }
   return {

@@ -66,7 +66,7 @@ export async function runExportJob(
       );
       lastLog = runtime.now();
     }
-    if (elapsed + delay > timeoutMs) return {kind: 'timeout', exportId, status: status.status, waitedMs: elapsed};
+    if (elapsed + delay > timeoutMs) return {kind: 'timeout', exportId, status: status.status, waitedMs: elapsed, timeoutMs};
     await runtime.sleep(delay, signal);
     delay = Math.min(LIMITS.poll.maxMs, delay * LIMITS.poll.factor);
   }

@@ -7,7 +7,7 @@ export type Setback =
   /** The service ended the export in ERROR (or another failure status). */
   | {kind: 'failed'; exportId: string; status: string}
   /** The export was still not generated after export_timeout_minutes. */
-  | {kind: 'timeout'; exportId: string; status: string; waitedMs: number}
+  | {kind: 'timeout'; exportId: string; status: string; waitedMs: number; timeoutMs: number}
   /** The service no longer knew the export while it was generated (404 or 410 on its status). */
   | {kind: 'vanished'; exportId: string; httpStatus: number}
   /** The file was gone when downloaded (404 or 410). */
@@ -42,7 +42,7 @@ export function describeSetback(s: Setback): string {
     case 'failed':
       return `export ${s.exportId} ended with status ${s.status} on the service`;
     case 'timeout':
-      return `export ${s.exportId} was still ${s.status} after ${formatDuration(s.waitedMs)}`;
+      return `export ${s.exportId} was still ${s.status} after ${formatDuration(s.waitedMs)} (export_timeout_minutes is ${s.timeoutMs / 60_000})`;
     case 'vanished':
       return `export ${s.exportId} vanished while it was generated (HTTP ${s.httpStatus} on its status)`;
     case 'gone':

@@ -98,8 +98,8 @@ describe('discover', () => {
       }
     }
     // Quests whose export shows a header have the response id as primary key.
-    expect(streams[0].source_defined_primary_key).toEqual([['Response ID']]);
-    expect(streams[1].source_defined_primary_key).toEqual([['Response ID']]);
+    expect(streams[0].source_defined_primary_key).toEqual([['response_id']]);
+    expect(streams[1].source_defined_primary_key).toEqual([['response_id']]);
   });
 
   test('supported_sync_modes not empty', () => {

@@ -13,7 +13,7 @@ import {AirbyteMessageJson, PROTOCOL_FILE} from '../helpers/protocol';
 export const ROOT = path.resolve(__dirname, '..', '..');
 export const DRAFT_07 = 'http://json-schema.org/draft-07/schema';
 export const CURSOR_FIELD = '_questback_window_end';
-export const PRIMARY_KEY = 'Response ID';
+export const PRIMARY_KEY = 'response_id';
 const DAY_MS = 86_400_000;
 
 export type SchemaNode = Record<string, unknown>;

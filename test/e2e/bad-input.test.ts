@@ -9,6 +9,7 @@ import {
   writeJson,
   RunResult,
 } from '../helpers/connector';
+import {warehouseNames} from '../../src/sync/column-names';
 import {Corruption, Simulator, startSimulator} from '../simulator';
 
 const GOOD = 'c0c0c0c0-0000-4000-8000-000000000001';
@@ -19,6 +20,10 @@ const CORRUPT: Record<Corruption, string> = {
   'no-header': 'c0c0c0c0-0000-4000-8000-000000000005',
   'duplicate-header': 'c0c0c0c0-0000-4000-8000-000000000006',
   'empty-body': 'c0c0c0c0-0000-4000-8000-000000000007',
+  'stray-quote': 'c0c0c0c0-0000-4000-8000-000000000008',
+  'html-octet-stream': 'c0c0c0c0-0000-4000-8000-000000000009',
+  'no-final-newline': 'c0c0c0c0-0000-4000-8000-00000000000a',
+  'cut-last-cell': 'c0c0c0c0-0000-4000-8000-00000000000b',
 };
 const CATALOG_OF_GOOD: {value?: Record<string, unknown>} = {};
 
@@ -86,7 +91,7 @@ const CASES: Case[] = [
     name: 'a quest id that is not a UUID',
     config: {quest_ids: ['survey-42']},
     type: 'config_error',
-    message: /quest_ids\[0\] is not a quest id \(a UUID/,
+    message: /quest_ids\[0\] is "survey-42", which is not a quest id\. .*the UUID in the quest address/,
     offline: true,
   },
   {
@@ -135,7 +140,7 @@ const CASES: Case[] = [
     name: 'a window of zero days',
     config: {window_days: 0},
     type: 'config_error',
-    message: /'window_days' must be a whole number of days from 1 to 3650, got 0/,
+    message: /'window_days' must be a whole number of days from 1 to 3650 \(or left out, so that windows follow the data\), got 0/,
     offline: true,
   },
   {
@@ -197,13 +202,31 @@ const CASES: Case[] = [
     name: 'credentials the token service rejects (401)',
     config: {client_secret: 'not-the-secret'},
     type: 'config_error',
-    message: /token service rejected the API client.*HTTP 401.*Check client_id and client_secret/,
+    message: /token service rejected the API login.*HTTP 401.*Check client_id and client_secret/,
   },
   {
     name: 'an HTML page instead of the CSV',
     catalog: 'html-body',
     type: 'transient_error',
-    message: /returned an HTML page instead of CSV/,
+    message: /answered a HTML page \(text\/html.*\) instead of CSV/,
+  },
+  {
+    name: 'an HTML page served as application/octet-stream',
+    catalog: 'html-octet-stream',
+    type: 'transient_error',
+    message: /returned an HTML page instead of CSV \(Content-Type application\/octet-stream\)/,
+  },
+  {
+    name: 'a stray quote in an unquoted cell',
+    catalog: 'stray-quote',
+    type: 'config_error',
+    message: /quote inside an unquoted cell .*set accept_stray_quotes to true/,
+  },
+  {
+    name: 'a body of unknown length cut inside its last cell, every time',
+    catalog: 'cut-last-cell',
+    type: 'transient_error',
+    message: /could not be completed: .*last row had no line end/,
   },
   {
     name: 'an unterminated quote in the CSV',
@@ -296,8 +319,23 @@ describe('bad input gets one clear error of the right type', () => {
     expect(repeated).toBeDefined();
     const got = records(result.messages);
     expect(got).toHaveLength(rows.length);
-    expect(Object.keys(got[0].record.data)).toEqual(expect.arrayContaining([repeated, `${repeated}_2`]));
+    const names = warehouseNames(header);
+    const first = names[header.indexOf(repeated)];
+    expect(Object.keys(got[0].record.data)).toEqual(expect.arrayContaining([first, `${first}_2`]));
     expect(result.stdout).toContain(`not in the configured schema`);
+  });
+
+  test('a file whose last row has no line end is whole when its length was announced', async () => {
+    const quest = CORRUPT['no-final-newline'];
+    const result = await runConnector([
+      'read',
+      '--config',
+      writeJson(dir, 'nfn.json', simConfig(sim, {quest_ids: [quest]})),
+      '--catalog',
+      writeJson(dir, 'nfn-cat.json', catalogFor(quest)),
+    ]);
+    expect(result.code).toBe(0);
+    expect(records(result.messages)).toHaveLength(sim.groundTruth(quest).rows.length);
   });
 
   test('an empty 200 body is an empty window, not an error', async () => {
@@ -311,6 +349,6 @@ describe('bad input gets one clear error of the right type', () => {
     ]);
     expect(result.code).toBe(0);
     expect(records(result.messages)).toHaveLength(0);
-    expect(statusesByStream(result.messages)[streamOf(quest)]).toEqual(['STARTED', 'COMPLETE']);
+    expect(statusesByStream(result.messages)[streamOf(quest)]).toEqual(['STARTED', 'RUNNING', 'COMPLETE']);
   });
 });

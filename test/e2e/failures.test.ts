@@ -38,7 +38,7 @@ describe('failures a user can cause or meet', () => {
     expect(result.code).toBe(0);
     const status = connectionStatus(result.messages);
     expect(status.status).toBe('FAILED');
-    expect(status.message).toMatch(/rejected the API client.*HTTP 401.*Check client_id and client_secret/);
+    expect(status.message).toMatch(/rejected the API login.*HTTP 401.*Check client_id and client_secret/);
     expect(result.stdout + result.stderr).not.toContain('wrong-secret-value-123');
   });
 
@@ -50,8 +50,9 @@ describe('failures a user can cause or meet', () => {
     ]);
     const status = connectionStatus(result.messages);
     expect(status.status).toBe('FAILED');
-    expect(status.message).toContain(`Quest ${UNKNOWN} was not found: check the id in quest_ids`);
-    expect(status.message).toContain('1 of 2 quests cannot be read');
+    expect(status.message).toContain(`Checking access for quest ${UNKNOWN} failed: HTTP 404`);
+    expect(status.message).toContain('The quest was not found: check its id in quest_ids');
+    expect(status.message).toContain('1 of 2 quest(s) cannot be read');
   });
 
   test('check with a quest the client may not read names it and says who can grant access', async () => {
@@ -63,7 +64,8 @@ describe('failures a user can cause or meet', () => {
     const status = connectionStatus(result.messages);
     expect(status.status).toBe('FAILED');
     expect(status.message).toContain(`HTTP 403`);
-    expect(status.message).toContain(`no permission for quest ${FORBIDDEN}`);
+    expect(status.message).toContain(`quest ${FORBIDDEN} failed: HTTP 403`);
+    expect(status.message).toContain('has no permission for this quest');
     expect(status.message).toMatch(/traceId \S+/);
   });
 
@@ -92,9 +94,9 @@ describe('failures a user can cause or meet', () => {
     expect(errors).toHaveLength(1);
     expect(errors[0].trace.error?.stream_descriptor).toEqual({name: streamOf(FORBIDDEN)});
     expect(errors[0].trace.error?.failure_type).toBe('config_error');
-    expect(errors[0].trace.error?.message).toContain(`no permission for quest ${FORBIDDEN}`);
+    expect(errors[0].trace.error?.message).toMatch(new RegExp(`quest ${FORBIDDEN} failed: HTTP 403.*has no permission for this quest`));
     expect(statusesByStream(result.messages)).toEqual({
-      [streamOf(FORBIDDEN)]: ['STARTED', 'INCOMPLETE'],
+      [streamOf(FORBIDDEN)]: ['STARTED', 'RUNNING', 'INCOMPLETE'],
       [streamOf(GOOD)]: ['STARTED', 'RUNNING', 'COMPLETE'],
     });
     expect(states(result.messages).every((s) => s.state.stream.stream_descriptor.name === streamOf(GOOD))).toBe(true);

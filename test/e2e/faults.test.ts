@@ -1,4 +1,4 @@
-import {configuredCatalog, simConfig, streamOf} from '../helpers/fixtures';
+import {configuredCatalog, simCatalog, simConfig, streamOf} from '../helpers/fixtures';
 import {runConnector, stateFile, tempDir, writeJson, RecordMessage, StateMessage} from '../helpers/connector';
 import {AirbyteMessageJson} from '../helpers/protocol';
 import {Simulator, startSimulator} from '../simulator';
@@ -92,7 +92,7 @@ describe('under injected faults', () => {
       const result = await runConnector(args);
       invalid.push(...result.invalid);
       for (const r of committed(result.messages)) {
-        const key = `${r.record.stream}/${r.record.data['Response ID']}`;
+        const key = `${r.record.stream}/${r.record.data.response_id}`;
         delivered.set(key, (delivered.get(key) ?? 0) + 1);
       }
       state = stateFile(result.messages, state);
@@ -132,19 +132,7 @@ describe('under injected faults', () => {
         'config.json',
         simConfig(limited, {window_days: 30, start_date: new Date(Date.now() - 3 * 86_400_000).toISOString()})
       );
-      const catalog = {
-        streams: [
-          {
-            stream: {
-              name: streamOf(id),
-              json_schema: {type: 'object', properties: {}},
-              supported_sync_modes: ['full_refresh'],
-            },
-            sync_mode: 'full_refresh',
-            destination_sync_mode: 'overwrite',
-          },
-        ],
-      };
+      const catalog = simCatalog(limited, [id], 'full_refresh');
       const result = await runConnector([
         'read',
         '--config',

@@ -8,6 +8,7 @@ import {
   BOM,
   CURSOR_FIELD,
   buildCsv,
+  catalogOf,
   expectOutcome,
   launch,
   logs,
@@ -97,7 +98,7 @@ describe('more hostile cases', () => {
         server.on('download', (ctx) => ctx.send(200, ctx.csv({quote: 'never'}), {'Content-Type': 'text/csv'}));
         const run = await runHostile(server, 'read', {config: {accept_stray_quotes: true}, killAfterMs: 23_000});
         expectOutcome(run, server, {code: 0, maxSeconds: 20, ok: [Q]});
-        expect(records(run.messages).map((r) => r.record.data['Q1 Comment'])).toContain('24" screen');
+        expect(records(run.messages).map((r) => r.record.data.q1_comment)).toContain('24" screen');
       });
     },
     60_000
@@ -270,7 +271,12 @@ describe('more hostile cases', () => {
       await withServer({quests: [Q]}, async (server) => {
         server.on('download', (ctx) => ctx.send(200, ctx.csv({bom: BOM + BOM}), {'Content-Type': 'text/csv'}));
         expect(buildCsv(['a'], [], {bom: BOM + BOM}).startsWith('\uFEFF\uFEFFa')).toBe(true);
-        const run = await runHostile(server, 'read', {killAfterMs: 23_000});
+        // Header texts as the record keys (column_names survey), so that a BOM in them would show.
+        const run = await runHostile(server, 'read', {
+          killAfterMs: 23_000,
+          config: {column_names: 'survey'},
+          catalog: catalogOf(server, [Q], {names: 'survey'}),
+        });
         expectOutcome(run, server, {code: 0, maxSeconds: 20, ok: [Q]});
         const recs = records(run.messages);
         expect(recs.length).toBeGreaterThan(0);

@@ -1,45 +1,84 @@
-import {AirbyteLogLevel, SyncMode} from 'faros-airbyte-cdk';
-import {PassThrough} from 'stream';
+import {AirbyteConfiguredCatalog, AirbyteMessage, SyncMode} from 'faros-airbyte-cdk';
 
-import {parseConfig} from '../../src/config';
-import {ExportScheduler} from '../../src/export-scheduler';
-import {ConnectorLogger} from '../../src/logger';
-import {MessageWriter} from '../../src/output';
-import {defaultEnvironment, QuestbackSource} from '../../src/source';
-import {formatUtcTimestamp} from '../../src/windows';
+import {parseConfig} from '../../src/core/config';
+import {systemRuntime} from '../../src/core/runtime';
+import {QuestbackSource, QuestStream} from '../../src/index';
+import {quietLogger} from '../helpers/fake-api';
 import {simConfig} from '../helpers/fixtures';
 import {startSimulator} from '../simulator';
 
-test("the kit's per-record interface (readRecords over window slices) yields every row once, as objects", async () => {
-  const id = 'eeeeeeee-0000-4000-8000-000000000001';
-  const sim = await startSimulator({
-    seed: 3,
-    exportDurationMs: 50,
-    quests: [{id, rows: 30, firstCreatedAt: new Date(Date.now() - 20 * 86_400_000).toISOString()}],
-  });
-  try {
-    const logger = new ConnectorLogger(new MessageWriter(new PassThrough()), AirbyteLogLevel.ERROR);
-    const source = new QuestbackSource(logger, defaultEnvironment());
-    const config = parseConfig(simConfig(sim, {quest_ids: [id], window_days: 6}), Date.now());
-    const connection = source.connect(config);
-    const scheduler = new ExportScheduler(connection.exports, 2, logger);
-    const stream = source.questStream(config, id, [], connection, scheduler);
-    const windows = stream.windows(SyncMode.FULL_REFRESH, undefined, source.syncEnd(config));
-    expect(windows.length).toBeGreaterThan(3);
-    scheduler.enqueue(id, windows);
-    const got: Record<string, unknown>[] = [];
-    for (const w of windows) {
-      for await (const record of stream.readRecords(SyncMode.FULL_REFRESH, undefined, {
-        since: formatUtcTimestamp(w.since),
-        until: formatUtcTimestamp(w.until),
-      })) {
-        got.push(record);
-      }
+const ID = 'eeeeeeee-0000-4000-8000-000000000001';
+
+describe("the kit's entry points", () => {
+  test('source.read, called as the kit calls it, runs the connector reader: every row once, statuses and a STATE', async () => {
+    const sim = await startSimulator({
+      seed: 3,
+      exportDurationMs: 50,
+      quests: [{id: ID, rows: 30, firstCreatedAt: new Date(Date.now() - 20 * 86_400_000).toISOString()}],
+    });
+    try {
+      const source = new QuestbackSource(quietLogger(), {runtime: systemRuntime, onSecret: () => undefined});
+      const {config} = parseConfig(simConfig(sim, {quest_ids: [ID]}), Date.now());
+      const catalog = (await source.discover(config)).catalog;
+      const configured = {
+        streams: catalog.streams.map((stream) => ({
+          stream,
+          sync_mode: SyncMode.INCREMENTAL,
+          destination_sync_mode: 'append',
+        })),
+      } as unknown as AirbyteConfiguredCatalog;
+      const messages: AirbyteMessage[] = [];
+      for await (const message of source.read(config, {}, configured, {})) messages.push(message);
+      const json = messages.map((m) => JSON.parse(JSON.stringify(m)));
+      const records = json.filter((m) => m.type === 'RECORD').map((m) => m.record.data.response_id);
+      const {header, rows} = sim.groundTruth(ID);
+      expect(records).toEqual(rows.map((row) => row[header.indexOf('Response ID')]));
+      const statuses = json.filter((m) => m.trace?.type === 'STREAM_STATUS').map((m) => m.trace.stream_status.status);
+      expect(statuses).toEqual(['STARTED', 'RUNNING', 'COMPLETE']);
+      expect(json.filter((m) => m.type === 'STATE').length).toBeGreaterThan(0);
+    } finally {
+      await sim.close();
     }
-    const {header, rows} = sim.groundTruth(id);
-    expect(got.map((r) => r['Response ID'])).toEqual(rows.map((row) => row[header.indexOf('Response ID')]));
-    expect(got[0]._questback_quest_id).toBe(id);
-  } finally {
-    await sim.close();
-  }
+  }, 30_000);
+
+  test('a consumer that stops early stops the read: no export is polled any more', async () => {
+    const ids = [ID, 'eeeeeeee-0000-4000-8000-000000000002'];
+    const sim = await startSimulator({
+      seed: 4,
+      exportDurationMs: 50,
+      quests: [
+        {id: ids[0], rows: 20, firstCreatedAt: new Date(Date.now() - 5 * 86_400_000).toISOString()},
+        {id: ids[1], rows: 5, exportDurationMs: 600_000},
+      ],
+    });
+    try {
+      const source = new QuestbackSource(quietLogger(), {runtime: systemRuntime, onSecret: () => undefined});
+      const {config} = parseConfig(simConfig(sim, {quest_ids: ids}), Date.now());
+      const catalog = (await source.discover(parseConfig(simConfig(sim, {quest_ids: [ids[0]]}), Date.now()).config))
+        .catalog;
+      const stream = catalog.streams[0];
+      const configured = {
+        streams: ids.map((id) => ({
+          stream: {...stream, name: `quest_${id.replace(/-/g, '_')}`},
+          sync_mode: SyncMode.FULL_REFRESH,
+          destination_sync_mode: 'overwrite',
+        })),
+      } as unknown as AirbyteConfiguredCatalog;
+      let seen = 0;
+      for await (const message of source.read(config, {}, configured, {})) {
+        if ((message as {type: string}).type === 'RECORD') seen++;
+        if (seen === 3) break;
+      }
+      const before = sim.requests().length;
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      expect(sim.requests().length).toBe(before);
+    } finally {
+      await sim.close();
+    }
+  }, 30_000);
+
+  test("the kit's per-record interface says plainly that reads run through the connector reader", async () => {
+    const stream = new QuestStream(quietLogger(), ID, []);
+    await expect(stream.readRecords().next()).rejects.toThrow(/reads run through QuestbackSource.read/);
+  });
 });

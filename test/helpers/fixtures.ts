@@ -1,3 +1,4 @@
+import {warehouseNames} from '../../src/sync/column-names';
 import {Simulator} from '../simulator';
 import {AirbyteMessageJson} from './protocol';
 
@@ -35,5 +36,34 @@ export function configuredCatalog(
       ...(syncMode === 'incremental' ? {cursor_field: stream.default_cursor_field} : {}),
       destination_sync_mode: syncMode === 'incremental' ? 'append' : 'overwrite',
     })),
+  };
+}
+
+/**
+ * A configured catalog for simulator quests without running discover: each stream lists the quest's
+ * columns under their warehouse names (the connector's default), as discover would.
+ */
+export function simCatalog(
+  sim: Simulator,
+  questIds: readonly string[],
+  syncMode: 'full_refresh' | 'incremental'
+): Record<string, unknown> {
+  return {
+    streams: questIds.map((id) => {
+      const header = sim.groundTruth(id).header;
+      const properties: Record<string, unknown> = {};
+      warehouseNames(header).forEach((name, i) => (properties[name] = {type: ['null', 'string'], title: header[i]}));
+      for (const field of ['_questback_quest_id', '_questback_window_start', '_questback_window_end'])
+        properties[field] = {type: 'string'};
+      return {
+        stream: {
+          name: streamOf(id),
+          json_schema: {type: 'object', properties},
+          supported_sync_modes: ['full_refresh', 'incremental'],
+        },
+        sync_mode: syncMode,
+        destination_sync_mode: syncMode === 'incremental' ? 'append' : 'overwrite',
+      };
+    }),
   };
 }

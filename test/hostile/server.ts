@@ -6,6 +6,7 @@
 // fall back to the correct behaviour with `ctx.next()`. Every request is recorded, and every access
 // token issued, so a test can judge what the connector did and what it must never print.
 
+import {warehouseNames} from '../../src/sync/column-names';
 import crypto from 'crypto';
 import http from 'http';
 import net from 'net';
@@ -535,13 +536,15 @@ export const streamOf = (questId: string): string => `quest_${questId.replace(/-
 export function catalogOf(
   server: HostileServer,
   questIds: string[] = server.quests.map((q) => q.id),
-  options: {properties?: boolean} = {}
+  options: {properties?: boolean; names?: 'warehouse' | 'survey'} = {}
 ): Record<string, unknown> {
   return {
     streams: questIds.map((id) => {
       const properties: Record<string, unknown> = {};
       if (options.properties !== false) {
-        for (const column of server.quest(id).header) properties[column] = {type: ['null', 'string']};
+        const header = server.quest(id).header;
+        const names = options.names === 'survey' ? header : warehouseNames(header);
+        names.forEach((name, i) => (properties[name] = {type: ['null', 'string'], title: header[i]}));
         properties._questback_quest_id = {type: 'string'};
         properties._questback_window_start = {type: 'string', format: 'date-time'};
         properties[CURSOR_FIELD] = {type: 'string', format: 'date-time'};
@@ -654,6 +657,9 @@ export function streamDataProblems(run: HostileRun, server: HostileServer, quest
   const stream = streamOf(questId);
   const startMs = fromMs ?? run.startMs;
   const idIndex = quest.header.indexOf('Response ID');
+  // Records carry the warehouse-safe names (the connector's default column_names), or the header's.
+  const names = run.config.column_names === 'survey' ? quest.header : warehouseNames(quest.header);
+  const idName = names[idIndex];
   const byId = new Map(quest.rows.map((r) => [r[idIndex], r]));
   const seen = new Map<string, number>();
   let lastCursor: number | undefined;
@@ -661,15 +667,15 @@ export function streamDataProblems(run: HostileRun, server: HostileServer, quest
     if (m.type === 'RECORD') {
       const rec = (m as unknown as {record: {stream: string; data: Record<string, unknown>}}).record;
       if (rec.stream !== stream) continue;
-      const id = String(rec.data['Response ID']);
+      const id = String(rec.data[idName]);
       seen.set(id, (seen.get(id) ?? 0) + 1);
       const row = byId.get(id);
       if (!row) {
-        problems.push(`record with unknown Response ID ${JSON.stringify(rec.data['Response ID'])}`);
+        problems.push(`record with unknown Response ID ${JSON.stringify(rec.data[idName])}`);
         continue;
       }
       if (Date.parse(row[CREATED]) <= startMs) problems.push(`record ${id} was created before the start`);
-      quest.header.forEach((column, i) => {
+      names.forEach((column, i) => {
         const want = row[i] === '' ? null : row[i];
         if (rec.data[column] !== want) {
           problems.push(

@@ -3,12 +3,14 @@ import http from 'http';
 import {AddressInfo} from 'net';
 import {PassThrough} from 'stream';
 
-import {TokenProvider} from '../../src/auth';
-import {ApiRequestConfig, createHttpClient, DEFAULT_RETRY_POLICY} from '../../src/http-client';
-import {ConnectorLogger} from '../../src/logger';
-import {MessageWriter} from '../../src/output';
-import {RateLimitGate} from '../../src/rate-limit';
-import {Runtime} from '../../src/runtime';
+import {TokenProvider} from '../../src/api/auth';
+import {createHttpClient, retryPolicy} from '../../src/api/http';
+import {RateLimitGate} from '../../src/api/rate-limit';
+import {Runtime} from '../../src/core/runtime';
+import {ConnectorLogger} from '../../src/protocol/logger';
+import {MessageWriter} from '../../src/protocol/output';
+
+const DEFAULT_RETRY_POLICY = retryPolicy('sync', 120_000);
 
 interface Seen {
   method: string;
@@ -107,7 +109,7 @@ describe('the HTTP client and its retry policy', () => {
       baseURL: server.url,
       runtime: rt,
       logger: quietLogger(),
-      policy: {...DEFAULT_RETRY_POLICY, maxRetries: 3},
+      policy: {...DEFAULT_RETRY_POLICY, retries: 3},
     });
     await expect(client.post('/v1/quests/q/exports', {})).rejects.toMatchObject({response: {status: 503}});
     expect(server.seen.filter((s) => s.method === 'POST')).toHaveLength(4);
@@ -163,7 +165,7 @@ describe('the HTTP client and its retry policy', () => {
     await client.get('/v1/c');
     expect(issued).toBe(2);
     rejectNext = true;
-    await client.get('/v1/d', {context: {operation: 'test'}} as ApiRequestConfig);
+    await client.get('/v1/d', {context: {operation: 'test'}});
     expect(issued).toBe(3);
     expect(api.seen.map((s) => s.authorization)).toEqual([
       'Bearer token-number-1',
@@ -197,5 +199,35 @@ describe('the HTTP client and its retry policy', () => {
     await expect(client.get('/v1/x')).rejects.toMatchObject({response: {status: 401}});
     expect(api.seen).toHaveLength(2);
     await Promise.all([auth.close(), api.close()]);
+  });
+
+  test('a check does not retry a refused connection: it cannot heal in seconds', async () => {
+    const server = await scriptedServer(() => ({status: 200}));
+    await server.close();
+    const rt = fakeRuntime();
+    const client = createHttpClient({
+      baseURL: server.url,
+      runtime: rt,
+      logger: quietLogger(),
+      policy: retryPolicy('check', 1000),
+    });
+    await expect(client.get('/v1/x')).rejects.toMatchObject({code: 'ECONNREFUSED'});
+    expect(rt.sleeps).toEqual([]);
+  });
+
+  test('429 without end: the waits of one request stay within their total bound', async () => {
+    const server = await scriptedServer(() => ({status: 429, headers: {'retry-after': '600'}}));
+    const rt = fakeRuntime();
+    const client = createHttpClient({
+      baseURL: server.url,
+      runtime: rt,
+      logger: quietLogger(),
+      policy: DEFAULT_RETRY_POLICY,
+    });
+    await expect(client.get('/v1/x')).rejects.toMatchObject({response: {status: 429}});
+    const total = rt.sleeps.reduce((a, b) => a + b, 0);
+    expect(rt.sleeps.every((ms) => ms <= 5 * 60_000 + 1000)).toBe(true);
+    expect(total).toBeLessThanOrEqual(15 * 60_000 + 3000);
+    await server.close();
   });
 });

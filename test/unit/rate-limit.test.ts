@@ -57,7 +57,7 @@ describe('rate-limit headers', () => {
     const gate = new RateLimitGate();
     expect(
       gate.update({'x-ratelimit-limit': '100', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': in2065}, NOW)
-    ).toBe(in2065);
+    ).toBe(`X-RateLimit-Reset ${in2065}`);
     expect(gate.delayMs(NOW)).toBe(0);
   });
 
