@@ -46,7 +46,6 @@ export function virtualRuntime(
 }
 
 export function quietLogger(level = AirbyteLogLevel.ERROR): ConnectorLogger {
-  if (process.env.DBG) return new ConnectorLogger(new MessageWriter(process.stderr, (l) => l, 1), AirbyteLogLevel.INFO);
   return new ConnectorLogger(new MessageWriter(new PassThrough()), level);
 }
 
