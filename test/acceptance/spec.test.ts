@@ -1,5 +1,6 @@
 // CAT "spec" group, replicated on the built bin/main.
 
+import {DEFAULTS, KNOWN_OPTIONS, parseConfig, SEPARATORS} from '../../src/core/config';
 import {simConfig} from '../helpers/fixtures';
 import {runConnector, RunResult} from '../helpers/connector';
 import {Simulator, startSimulator} from '../simulator';
@@ -122,5 +123,139 @@ describe('spec', () => {
   test('groups, if used, are well formed', () => {
     expect(groupProblems({properties: {a: {group: 'auth'}}})).toHaveLength(1);
     expect(groupProblems(spec.connectionSpecification)).toEqual([]);
+  });
+});
+
+// The setup form as a person fills it in, checked against the code that validates the config
+// (src/core/config.ts is the source of truth for options, defaults and ranges).
+describe('spec form agrees with the config code', () => {
+  const spec = readJson<SpecJson>('resources/spec.json');
+  const form = spec.connectionSpecification;
+  const props = form.properties as Record<string, SchemaNode>;
+  const NOW = Date.parse('2026-06-01T00:00:00Z');
+  const base = {
+    client_id: 'id',
+    client_secret: 'secret',
+    quest_ids: ['1b4e28ba-2fa1-11d2-883f-0016d3cca427'],
+    start_date: '2024-01-01T00:00:00Z',
+  };
+  const accepts = (key: string, value: unknown): boolean => {
+    try {
+      parseConfig({...base, [key]: value}, NOW);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const byOrder = Object.entries(props)
+    .sort(([, a], [, b]) => (a.order as number) - (b.order as number))
+    .map(([name]) => name);
+
+  test('lists every option the config knows, and nothing else', () => {
+    expect(Object.keys(props).sort()).toEqual([...KNOWN_OPTIONS].sort());
+  });
+
+  test('defaults are the code defaults; window_days has none (windows follow the data)', () => {
+    const declared = Object.fromEntries(
+      Object.entries(props)
+        .filter(([, p]) => 'default' in p)
+        .map(([name, p]) => [name, p.default])
+    );
+    expect(declared).toEqual({...DEFAULTS});
+    expect('default' in props.window_days).toBe(false);
+    expect(String(props.window_days.description)).toMatch(/Leave empty to let windows follow the data/);
+  });
+
+  test('numeric ranges and integer types are the ones the config enforces, and the descriptions say them', () => {
+    const numeric = Object.entries(props).filter(([, p]) => p.type === 'integer' || p.type === 'number');
+    expect(numeric.map(([name]) => name).sort()).toEqual(
+      [
+        'target_rows_per_export',
+        'window_days',
+        'lookback_days',
+        'settle_seconds',
+        'max_concurrent_exports',
+        'export_timeout_minutes',
+        'request_timeout_seconds',
+      ].sort()
+    );
+    for (const [name, p] of numeric) {
+      const min = p.minimum as number;
+      const max = p.maximum as number;
+      const step = p.type === 'integer' ? 1 : Math.min(0.01, min / 2 || 0.01);
+      expect({name, min: accepts(name, min), max: accepts(name, max)}).toEqual({name, min: true, max: true});
+      expect({name, below: accepts(name, min - step), above: accepts(name, max + step)}).toEqual({
+        name,
+        below: false,
+        above: false,
+      });
+      // An integer option refuses fractions; a number option takes them.
+      expect({name, fraction: accepts(name, min + 0.5)}).toEqual({name, fraction: p.type === 'number'});
+      const text = String(p.description);
+      for (const bound of [min, max])
+        expect({name, bound, said: text.includes(bound.toLocaleString('en-US'))}).toEqual({name, bound, said: true});
+    }
+  });
+
+  test('enumerations: value_type, column_names, field_separator; the config accepts each value', () => {
+    expect(props.value_type.enum).toEqual(['ORDER_NUMBER', 'TEXT']);
+    expect(String(props.value_type.description)).toMatch(/ORDER_NUMBER.*documents/);
+    expect(String(props.value_type.description)).toMatch(/TEXT.*older API.*"raw value as text"/);
+    expect(props.column_names.enum).toEqual(['warehouse', 'survey']);
+    expect(props.field_separator.enum).toEqual(Object.keys(SEPARATORS));
+    for (const key of ['value_type', 'column_names', 'field_separator'])
+      for (const value of props[key].enum as string[])
+        expect({key, value, ok: accepts(key, value)}).toEqual({key, value, ok: true});
+    expect(accepts('column_names', 'snake')).toBe(false);
+  });
+
+  test('field_separator is accepted but hidden from the form, with its default', () => {
+    expect(props.field_separator.airbyte_hidden).toBe(true);
+    expect(props.field_separator.default).toBe(DEFAULTS.field_separator);
+    expect(
+      Object.entries(props)
+        .filter(([, p]) => p.airbyte_hidden === true)
+        .map(([n]) => n)
+    ).toEqual(['field_separator']);
+  });
+
+  test('order: what a user fills in first, then personal data and column names, hidden fields last', () => {
+    expect(byOrder.slice(0, 6)).toEqual([
+      'client_id',
+      'client_secret',
+      'quest_ids',
+      'start_date',
+      'include_respondent_information',
+      'column_names',
+    ]);
+    expect(byOrder[byOrder.length - 1]).toBe('field_separator');
+    // The two optional fields among the first are shown, not folded under "Optional fields".
+    expect([props.include_respondent_information.always_show, props.column_names.always_show]).toEqual([true, true]);
+    expect(String(props.include_respondent_information.title)).toMatch(/personal data/);
+  });
+
+  test('groups: every field in one, the first group holds the required fields, groups in field order', () => {
+    const groups = (form.groups as {id: string; title?: string}[]).map((g) => g.id);
+    expect(Object.entries(props).filter(([, p]) => typeof p.group !== 'string')).toEqual([]);
+    const required = form.required as string[];
+    for (const name of required) expect({name, group: props[name].group}).toEqual({name, group: groups[0]});
+    // Walking the fields by order never returns to a group left behind (hidden fields aside).
+    const visible = byOrder.filter((n) => props[n].airbyte_hidden !== true).map((n) => props[n].group as string);
+    const runs = visible.filter((g, i) => i === 0 || visible[i - 1] !== g);
+    expect(runs).toEqual(groups);
+  });
+
+  test('titles carry no "(advanced)" suffix; every field says what it does', () => {
+    expect(Object.values(props).filter((p) => /advanced/i.test(String(p.title)))).toEqual([]);
+    for (const [name, p] of Object.entries(props))
+      expect({name, long: String(p.description ?? '').length > 60}).toEqual({name, long: true});
+  });
+
+  test('quest_ids and start_date show concrete examples', () => {
+    expect(String(props.quest_ids.description)).toMatch(
+      /for example.*https:\/\/app\.questback\.com\/quests\/1b4e28ba-2fa1-11d2-883f-0016d3cca427\//i
+    );
+    expect(props.start_date.examples).toEqual(['2024-01-01T00:00:00Z']);
+    expect(String(props.start_date.description)).toContain('2024-01-01T00:00:00Z');
   });
 });
