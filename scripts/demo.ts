@@ -1,16 +1,32 @@
 /**
  * The quick-start demo: starts the bundled simulator of the Export API, runs the real connector
  * (bin/main) against it — check, discover, a first incremental sync, new responses, a second sync
- * from the saved state — and shows what a destination would receive.
+ * from the saved state — and shows what a destination would receive. It then saves the config, the
+ * configured catalog and the final state in ./demo-output/ and prints the commands that continue
+ * from there against the long-running simulator (`npm run simulator`).
+ *
+ * The demo's simulator is the one `npm run simulator` starts (same port 8717, seed, credentials,
+ * quest ids and columns), so the saved files work against it unchanged.
  */
 import {spawn} from 'child_process';
 import fs from 'fs';
-import os from 'os';
 import path from 'path';
 
-import {startSimulator} from '../test/simulator';
+import {Simulator, startSimulator} from '../test/simulator';
+import {connectorConfig, DEFAULT_PORT} from '../test/simulator/cli-app';
 
-const MAIN = path.resolve(__dirname, '..', '..', 'bin', 'main');
+const ROOT = path.resolve(__dirname, '..', '..');
+const MAIN = path.join(ROOT, 'bin', 'main');
+/** Where the files for the next steps go, relative to the project root (in .gitignore). */
+const OUTPUT = 'demo-output';
+const FILES = {
+  config: `${OUTPUT}/config.json`,
+  catalog: `${OUTPUT}/configured_catalog.json`,
+  state: `${OUTPUT}/state.json`,
+};
+
+/** A failure the demo explains itself: printed without a stack. */
+class DemoError extends Error {}
 
 interface Message {
   type: string;
@@ -24,9 +40,15 @@ interface Message {
   log?: {level: string; message: string};
 }
 
+interface StreamState {
+  type: 'STREAM';
+  stream: {stream_descriptor: {name: string}; stream_state: unknown};
+}
+
 function run(args: string[]): Promise<{code: number | null; messages: Message[]}> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [MAIN, ...args], {stdio: ['ignore', 'pipe', 'inherit']});
+    // From the project root, with the same relative paths the printed next steps use.
+    const child = spawn(process.execPath, [MAIN, ...args], {cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit']});
     let out = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
     child.on('error', reject);
@@ -42,103 +64,138 @@ function run(args: string[]): Promise<{code: number | null; messages: Message[]}
   });
 }
 
-function summarize(title: string, messages: Message[]): unknown[] {
+/** Prints records and the last state per stream; returns the state file `previous` updated by this sync. */
+function summarize(title: string, messages: Message[], previous: StreamState[] = []): StreamState[] {
   const counts = new Map<string, number>();
   for (const m of messages) if (m.record) counts.set(m.record.stream, (counts.get(m.record.stream) ?? 0) + 1);
-  const finalState = new Map<string, unknown>();
-  for (const m of messages)
-    if (m.state) finalState.set(m.state.stream.stream_descriptor.name, m.state.stream.stream_state);
+  const synced = new Map<string, unknown>();
+  for (const m of messages) if (m.state) synced.set(m.state.stream.stream_descriptor.name, m.state.stream.stream_state);
   console.log(`\n== ${title}`);
-  for (const [stream, state] of finalState) {
+  for (const [stream, state] of synced) {
     console.log(`   ${stream}: ${counts.get(stream) ?? 0} records, final state ${JSON.stringify(state)}`);
   }
   for (const m of messages) if (m.trace?.error) console.log(`   ERROR: ${m.trace.error.message}`);
-  return [...finalState.entries()].map(([name, stream_state]) => ({
+  const merged = new Map(previous.map((s) => [s.stream.stream_descriptor.name, s.stream.stream_state]));
+  for (const [name, state] of synced) merged.set(name, state);
+  return [...merged.entries()].map(([name, stream_state]) => ({
     type: 'STREAM',
     stream: {stream_descriptor: {name}, stream_state},
   }));
 }
 
-async function main(): Promise<void> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'questback-demo-'));
-  const sim = await startSimulator({
-    seed: 2026,
-    exportDurationMs: 1500,
-    quests: [
-      {
-        id: '3f6c1a52-8d4e-4b7a-9c21-5e0d7f8a1b34',
-        rows: 120,
-        firstCreatedAt: new Date(Date.now() - 45 * 86_400_000).toISOString(),
-      },
-      {
-        id: 'a9e27c40-1b5d-4f83-8e6a-0c4d92b7f615',
-        rows: 75,
-        columns: 10,
-        firstCreatedAt: new Date(Date.now() - 20 * 86_400_000).toISOString(),
-      },
-    ],
-  });
-  try {
-    console.log(`Simulator of the Questback Export API at ${sim.apiUrl} (files in ${dir})`);
-    const config = {
-      client_id: sim.clientId,
-      client_secret: sim.clientSecret,
-      api_url: sim.apiUrl,
-      auth_url: sim.authUrl,
-      quest_ids: sim.quests.map((q) => q.id),
-      start_date: new Date(Date.now() - 60 * 86_400_000).toISOString().replace(/\.\d+Z$/, 'Z'),
-      settle_seconds: 0,
-    };
-    const configFile = path.join(dir, 'config.json');
-    fs.writeFileSync(configFile, JSON.stringify(config, null, 2));
+function write(file: string, value: unknown): void {
+  fs.writeFileSync(path.join(ROOT, file), `${JSON.stringify(value, null, 2)}\n`);
+}
 
-    const check = await run(['check', '--config', configFile]);
+async function start(): Promise<Simulator> {
+  try {
+    // What `npm run simulator` starts: default seed, quests and credentials, on its fixed port.
+    return await startSimulator({port: DEFAULT_PORT});
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      throw new DemoError(
+        `Port ${DEFAULT_PORT} is in use, probably by a simulator started with npm run simulator. The demo runs its own simulator on that port: stop the other one (Ctrl+C in its terminal) and run npm run demo again.`
+      );
+    }
+    throw err;
+  }
+}
+
+function nextSteps(): string[] {
+  const read = `bin/main read --config ${FILES.config} --catalog ${FILES.catalog} --state ${FILES.state}`;
+  return [
+    '',
+    `== Saved in ${OUTPUT}/ (in the project root, ${ROOT})`,
+    `   ${FILES.config.padEnd(38)} the connection settings (client id and secret of the simulator, its address on port ${DEFAULT_PORT}, the quest ids)`,
+    `   ${FILES.catalog.padEnd(38)} the streams to sync, as discover listed them (what Airbyte passes to read)`,
+    `   ${FILES.state.padEnd(38)} where each stream stopped after the second sync above`,
+    '',
+    '== Next steps: run the connector yourself. From the project root:',
+    '',
+    `   1. Start the simulator, in a second terminal (it runs until Ctrl+C; port ${DEFAULT_PORT}, same data setup as the demo):`,
+    '',
+    `        npm run simulator -- --write-config ${FILES.config}`,
+    '',
+    '   2. Back in this terminal, check the connection and sync from where the demo stopped:',
+    '',
+    `        bin/main check --config ${FILES.config}`,
+    `        ${read}`,
+    '',
+    "      The read continues from the saved state: it takes only responses newer than the demo's last sync. The simulator",
+    '      makes its data afresh when it starts, so expect few or none; leave out --state … to read everything again.',
+    '',
+    '   3. Then:',
+    '      - read the user guide, docs/questback.md: every option, sync modes, troubleshooting by error message;',
+    '      - build the Docker image:   docker build -t airbyte/source-questback:dev .',
+    '      - add it to Airbyte as a custom connector: Settings → Sources → + New connector → Add a new Docker connector,',
+    '        with image airbyte/source-questback and tag dev (the image must be where your Airbyte can pull it from),',
+    '        then create a source with your Questback API login and quest ids.',
+  ];
+}
+
+async function main(): Promise<void> {
+  const sim = await start();
+  let ok = false;
+  try {
+    console.log(`Simulator of the Questback Export API at ${sim.apiUrl} (stopped when the demo ends)`);
+    fs.mkdirSync(path.join(ROOT, OUTPUT), {recursive: true});
+    // The same config `npm run simulator -- --write-config FILE` writes, so the saved one keeps working.
+    write(FILES.config, connectorConfig(sim));
+
+    const check = await run(['check', '--config', FILES.config]);
     const status = check.messages.find((m) => m.connectionStatus)?.connectionStatus;
     console.log(`\n== check: ${status?.status}${status?.message ? ` - ${status.message}` : ''}`);
-    if (status?.status !== 'SUCCEEDED') throw new Error('check failed');
+    if (status?.status !== 'SUCCEEDED') throw new DemoError('The check failed (see above).');
 
-    const discover = await run(['discover', '--config', configFile]);
+    const discover = await run(['discover', '--config', FILES.config]);
     const streams = discover.messages.find((m) => m.catalog)?.catalog?.streams ?? [];
     console.log('\n== discover');
     for (const s of streams)
       console.log(
         `   ${s.name}: ${Object.keys(s.json_schema.properties).length} fields, cursor ${s.default_cursor_field?.join('.')}`
       );
-    const catalog = {
+    if (streams.length === 0) throw new DemoError('discover returned no streams (see the errors above).');
+    write(FILES.catalog, {
       streams: streams.map((stream) => ({
         stream,
         sync_mode: 'incremental',
         cursor_field: stream.default_cursor_field,
         destination_sync_mode: 'append',
       })),
-    };
-    const catalogFile = path.join(dir, 'catalog.json');
-    fs.writeFileSync(catalogFile, JSON.stringify(catalog, null, 2));
+    });
 
-    const first = await run(['read', '--config', configFile, '--catalog', catalogFile]);
-    const state = summarize(`first sync (exit code ${first.code})`, first.messages);
+    const first = await run(['read', '--config', FILES.config, '--catalog', FILES.catalog]);
+    const firstState = summarize(`first sync (exit code ${first.code})`, first.messages);
     const sample = first.messages.find((m) => m.record)?.record;
     if (sample)
       console.log(`   a record of ${sample.stream}:\n${JSON.stringify(sample.data, null, 2).replace(/^/gm, '     ')}`);
-    const stateFile = path.join(dir, 'state.json');
-    fs.writeFileSync(stateFile, JSON.stringify(state, null, 2));
+    write(FILES.state, firstState);
 
     sim.addResponses(sim.quests[0].id, 4);
     sim.addResponses(sim.quests[1].id, 2);
     console.log('\n== 4 + 2 new responses arrive on the service');
     await new Promise((r) => setTimeout(r, 20));
-    const second = await run(['read', '--config', configFile, '--catalog', catalogFile, '--state', stateFile]);
-    summarize(`second sync from the saved state (exit code ${second.code}): only the new responses`, second.messages);
-    console.log(
-      `\nThe config, catalog and state files are in ${dir}; run bin/main yourself with them while a simulator runs (npm run simulator).`
+    const second = await run(['read', '--config', FILES.config, '--catalog', FILES.catalog, '--state', FILES.state]);
+    const finalState = summarize(
+      `second sync from the saved state (exit code ${second.code}): only the new responses`,
+      second.messages,
+      firstState
     );
-    if (first.code !== 0 || second.code !== 0) process.exitCode = 1;
+    // The state after the last sync: the next read continues from here.
+    write(FILES.state, finalState);
+    ok = first.code === 0 && second.code === 0;
   } finally {
     await sim.close();
   }
+  if (!ok) {
+    console.log('\nA sync failed (see the errors above); the files in demo-output/ may be incomplete.');
+    process.exitCode = 1;
+    return;
+  }
+  console.log(nextSteps().join('\n'));
 }
 
 main().catch((err) => {
-  console.error(err);
+  console.error(err instanceof DemoError ? err.message : err);
   process.exitCode = 1;
 });
