@@ -86,9 +86,15 @@ function noAnswer(err: AxiosError, ctx: RequestContext, where: string): VError {
   const code = err.code ?? 'network error';
   const target = ctx.setting ? `${ctx.setting} (${ctx.baseUrl ?? 'its address'})` : 'api_url and auth_url';
   if (isTlsError(code)) {
+    // OpenSSL's text ("write EPROTO 80…:error:0A00010B:SSL routines:ssl3_get_record:wrong version
+    // number:../deps/…:350:") holds one phrase a person can use: the reason.
+    const reason = /SSL routines:[^:]*:([^:]+)/.exec(err.message)?.[1]?.trim() ?? err.message.trim();
+    const hint = /wrong version number|packet length too long|http request/i.test(reason)
+      ? 'The server there does not answer in TLS: check the scheme and the port of the address.'
+      : 'Check the address, or a proxy that intercepts TLS.';
     return connectorError(
       'config_error',
-      `${where} failed: a TLS problem with ${target}: ${err.message} (${code}). Check the address, or a proxy that intercepts TLS.`,
+      `${where} failed: a TLS problem with ${target}: ${reason} (${code}). ${hint}`,
       {...ctx, code}
     );
   }

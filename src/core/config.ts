@@ -115,7 +115,17 @@ export function closestOption(key: string): string | undefined {
     const d = distance(normal(key), normal(option));
     if (!best || d < best.d) best = {option, d};
   }
-  return best && best.d <= Math.max(2, Math.floor(best.option.length / 4)) ? best.option : undefined;
+  if (best && best.d <= Math.max(2, Math.floor(best.option.length / 4))) return best.option;
+  // Else the one option that shares a word with the key (window_size -> window_days).
+  const words = (s: string): string[] =>
+    s
+      .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+      .toLowerCase()
+      .split(/[^a-z0-9]+/)
+      .filter((w) => w.length >= 4);
+  const keyWords = new Set(words(key));
+  const sharing = KNOWN_OPTIONS.filter((option) => words(option).some((w) => keyWords.has(w)));
+  return sharing.length === 1 ? sharing[0] : undefined;
 }
 
 interface Reader {

@@ -1,5 +1,6 @@
 import {AirbyteLogger} from 'faros-airbyte-cdk';
-import {findQuestInaccessible} from '../api/api-error';
+import VError from 'verror';
+import {findQuestInaccessible, supportIds} from '../api/api-error';
 import {QuestbackConfig} from '../core/config';
 import {Cancelled, errorMessage, isAuthFailure} from '../core/errors';
 import {LIMITS} from '../core/limits';
@@ -61,11 +62,22 @@ export async function checkConnection(
     logger.info(`Connection check passed: credentials accepted and ${config.quest_ids.length} quest(s) readable`);
     return {ok: true};
   }
-  const notFound = [...failures.values()].filter((e) => findQuestInaccessible(e)?.status === 404);
-  if (config.quest_ids.length > 1 && notFound.length === config.quest_ids.length) {
+  // No answer from api_url for any quest (refused, unknown host, TLS): said once, not once per quest.
+  const noAnswer = errors.filter((e) => VError.info(e).setting === 'api_url' && VError.info(e).status === undefined);
+  if (failures.size === config.quest_ids.length && noAnswer.length === errors.length) {
     return {
       ok: false,
-      message: `Every quest answered 404 Not Found. The quest ids are probably right and api_url (${config.api_url}) is wrong: it must be the API's base address (operations live under /v1), e.g. https://api.questback.com. First error: ${errorMessage(notFound[0])}`,
+      message: `No quest could be checked: ${errorMessage(noAnswer[0]).replace(/^.*? failed: /, '')}`,
+    };
+  }
+  const notFound = [...failures.values()].filter((e) => findQuestInaccessible(e)?.status === 404);
+  if (config.quest_ids.length > 1 && notFound.length === config.quest_ids.length) {
+    // The service's answer, without the per-quest hint (check the quest id) that would mislead here.
+    const info = VError.info(notFound[0]);
+    const ids = supportIds(info.traceId, info.requestId);
+    return {
+      ok: false,
+      message: `Every quest answered 404 Not Found. The quest ids are probably right and api_url (${config.api_url}) is wrong: it must be the API's base address (operations live under /v1), e.g. https://api.questback.com. The service answered: HTTP 404${info.explanation ? ` - ${String(info.explanation)}` : ''}${ids ? ` (${ids})` : ''}.`,
     };
   }
   const lines = [...failures.entries()].map(([, e]) => errorMessage(e));
