@@ -23,6 +23,16 @@ const ADDRESS_ERRORS: Record<string, string> = {
   ENETUNREACH: 'the network cannot be reached',
 };
 
+/**
+ * A URL for a log line or a message: its query string is left out, since a presigned download link
+ * (a CDN's, say) carries its credentials there.
+ */
+export function redactUrl(url: string | undefined): string {
+  if (!url) return '';
+  const at = url.indexOf('?');
+  return at === -1 ? url : `${url.slice(0, at)}?…`;
+}
+
 /** A certificate or TLS failure: retrying does not heal it soon. */
 export function isTlsError(code: string | undefined): boolean {
   return code !== undefined && /CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY|EPROTO/.test(code);

@@ -4,8 +4,9 @@ import {Readable} from 'stream';
 
 import {isLoopbackHost, QuestbackConfig} from '../core/config';
 import {connectorError} from '../core/errors';
+import {LIMITS} from '../core/limits';
 import {formatUtcTimestamp, TimeWindow} from '../core/time';
-import {apiError, RequestContext} from './api-error';
+import {apiError, redactUrl, RequestContext} from './api-error';
 import {Download, ExportFile} from './download';
 import {classifyStatus, ExportStatus} from './export-status';
 import {describeProblem, looksLikeHtml, parseProblemDetails} from './problem-details';
@@ -45,8 +46,6 @@ export interface ExportApi {
   openDownload(questId: string, exportId: string, url: string, signal?: AbortSignal): Promise<DownloadResult>;
 }
 
-/** Redirects a download may take (to a CDN, say) before it must have arrived at the file. */
-const MAX_DOWNLOAD_HOPS = 5;
 const MAX_ERROR_BODY = 64 * 1024;
 
 async function readSmallBody(stream: unknown): Promise<string | undefined> {
@@ -157,7 +156,7 @@ export class QuestbackApi implements ExportApi {
     const context: RequestContext = {operation: 'Downloading an export', questId};
     const seen = new Set<string>();
     let target = url;
-    for (let hop = 0; hop <= MAX_DOWNLOAD_HOPS; hop++) {
+    for (let hop = 0; hop <= LIMITS.downloadRedirects; hop++) {
       const fail = (what: string): never => {
         throw connectorError(
           'transient_error',
@@ -165,7 +164,7 @@ export class QuestbackApi implements ExportApi {
           {...context, exportId}
         );
       };
-      if (seen.has(target)) fail(`the service redirected in a loop (back to ${target})`);
+      if (seen.has(target)) fail(`the service redirected in a loop (back to ${redactUrl(target)})`);
       seen.add(target);
       const parsed = new URL(target);
       if (parsed.protocol !== 'https:' && !(parsed.protocol === 'http:' && isLoopbackHost(parsed.hostname))) {
@@ -218,7 +217,7 @@ export class QuestbackApi implements ExportApi {
     }
     throw connectorError(
       'transient_error',
-      `Downloading export ${exportId} of quest ${questId}: more than ${MAX_DOWNLOAD_HOPS} redirects.`,
+      `Downloading export ${exportId} of quest ${questId}: more than ${LIMITS.downloadRedirects} redirects.`,
       {...context, exportId}
     );
   }

@@ -5,7 +5,7 @@ import {AirbyteLogger} from 'faros-airbyte-cdk';
 import {LIMITS} from '../core/limits';
 import {Runtime} from '../core/runtime';
 import {formatDuration} from '../core/time';
-import {isTlsError, RequestContext} from './api-error';
+import {isTlsError, redactUrl, RequestContext} from './api-error';
 import {RateLimitGate, throttleDelay} from './rate-limit';
 
 interface Attempts {
@@ -82,7 +82,7 @@ export interface HttpClientOptions {
 const ADDRESS_ERRORS = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
 
 function describe(config: {method?: string; url?: string} | undefined): string {
-  return `${(config?.method ?? 'get').toUpperCase()} ${config?.url ?? ''}`;
+  return `${(config?.method ?? 'get').toUpperCase()} ${redactUrl(config?.url)}`;
 }
 
 function isTimeout(error: AxiosError): boolean {

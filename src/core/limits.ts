@@ -61,6 +61,12 @@ export const LIMITS = {
     /** A piece shorter than this is not split further. */
     minSplitMs: 2,
   },
-  /** Every wait at least this long is logged when it starts, with its reason and length. */
-  logWaitAfterMs: 5000,
+  /** api/client.ts: redirects a download may follow (to a CDN, say) before it must have arrived at the file. */
+  downloadRedirects: 5,
+  /** sync/discover.ts: exports of one sample window tried before discover fails. */
+  sampleAttempts: 3,
+  /** protocol/output.ts: no line waits in the output buffer longer than this (a STATE is written at once). */
+  flushEveryMs: 1000,
+  /** protocol/cli.ts: after SIGTERM or SIGINT, the read has this long to end its streams before the process ends anyway. */
+  stopGraceMs: 10_000,
 } as const;

@@ -16,9 +16,10 @@ export interface CsvReadOptions extends CsvParserOptions {
 export class CsvEncodingError extends Error {
   constructor(
     readonly encoding: TextEncoding,
-    readonly invalidSequences: number
+    readonly invalidSequences: number,
+    readonly limit: number
   ) {
-    super(`more than ${invalidSequences - 1} byte sequences are not valid ${encoding.toUpperCase()}`);
+    super(`more than ${limit} byte sequences are not valid ${encoding.toUpperCase()} (${invalidSequences} so far)`);
     this.name = 'CsvEncodingError';
   }
 }
@@ -88,7 +89,7 @@ export async function readCsv(
     bytes += chunk.length;
     parser.push(decoder.write(chunk), rows);
     if (options.maxInvalidSequences !== undefined && decoder.invalidSequences > options.maxInvalidSequences) {
-      throw new CsvEncodingError(decoder.encoding, decoder.invalidSequences);
+      throw new CsvEncodingError(decoder.encoding, decoder.invalidSequences, options.maxInvalidSequences);
     }
     if (rows.length && !(await deliver())) {
       stopped = true;

@@ -11,6 +11,7 @@ import VError from 'verror';
 
 import {parseConfig, QuestbackConfig} from '../core/config';
 import {connectorError, errorMessage, failureTypeOf} from '../core/errors';
+import {LIMITS} from '../core/limits';
 import {Runtime} from '../core/runtime';
 import {CheckResult} from '../sync/check';
 import {SyncOutput} from '../sync/output-port';
@@ -44,8 +45,6 @@ export interface CliEnvironment {
 
 /** Exit codes of a read stopped by a signal, as shells report them. */
 const SIGNAL_EXIT: Record<string, number> = {SIGTERM: 143, SIGINT: 130};
-/** After a signal, the read has this long to unwind before the process ends anyway. */
-const STOP_GRACE_MS = 10_000;
 
 function readJsonFile(file: string, what: string): unknown {
   let text: string;
@@ -173,7 +172,7 @@ export function buildCommand(connector: Connector, env: CliEnvironment): Command
         signal = name;
         logger.warn(`Received ${name}: stopping the sync`);
         stop.abort();
-        setTimeout(() => process.exit(SIGNAL_EXIT[name] ?? 1), STOP_GRACE_MS).unref();
+        setTimeout(() => process.exit(SIGNAL_EXIT[name] ?? 1), LIMITS.stopGraceMs).unref();
       };
       const handlers = Object.keys(SIGNAL_EXIT).map((name) => [name, () => onSignal(name)] as const);
       for (const [name, handler] of handlers) process.once(name, handler);
@@ -196,10 +195,11 @@ export function buildCommand(connector: Connector, env: CliEnvironment): Command
           await finish(SIGNAL_EXIT[signal] ?? 1);
           return;
         }
-        if (!ok)
+        if (!ok) {
           logger.error(
-            'The sync finished with failed streams; see the error traces above. The next sync resumes each stream from its last STATE.'
+            'The sync finished with failed streams; see the error traces above. A config_error needs a change of the configuration first; otherwise the next sync resumes each stream from its last STATE.'
           );
+        }
         await finish(ok ? 0 : 1);
       } catch (err) {
         await fail(err);

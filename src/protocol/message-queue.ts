@@ -22,8 +22,8 @@ export class MessageQueue implements SyncOutput {
 
   constructor(runtime: Runtime) {
     const sink = {
-      write: (chunk: string): boolean => {
-        for (const line of chunk.split('\n')) if (line) this.lines.push(line);
+      write: (chunk: Buffer): boolean => {
+        for (const line of chunk.toString('utf8').split('\n')) if (line) this.lines.push(line);
         this.arrived?.();
         return true;
       },

@@ -80,6 +80,20 @@ export async function checkConnection(
       message: `Every quest answered 404 Not Found. The quest ids are probably right and api_url (${config.api_url}) is wrong: it must be the API's base address (operations live under /v1), e.g. https://api.questback.com. The service answered: HTTP 404${info.explanation ? ` - ${String(info.explanation)}` : ''}${ids ? ` (${ids})` : ''}.`,
     };
   }
+  // With skip_inaccessible_quests, quests the login may not read (or that do not exist) are what the option is for.
+  const inaccessible = errors.filter((e) => findQuestInaccessible(e) !== undefined);
+  if (
+    config.skip_inaccessible_quests &&
+    inaccessible.length === errors.length &&
+    errors.length < config.quest_ids.length
+  ) {
+    for (const e of inaccessible)
+      logger.warn(`${errorMessage(e)} It will be skipped (skip_inaccessible_quests is on).`);
+    logger.info(
+      `Connection check passed: credentials accepted; ${config.quest_ids.length - errors.length} of ${config.quest_ids.length} quest(s) readable, ${errors.length} skipped`
+    );
+    return {ok: true};
+  }
   const lines = [...failures.entries()].map(([, e]) => errorMessage(e));
   return {
     ok: false,

@@ -1,8 +1,10 @@
 import {AirbyteLogger} from 'faros-airbyte-cdk';
 
+import {findQuestInaccessible} from '../api/api-error';
 import {DownloadCutOff} from '../api/download';
 import {QuestbackConfig, SEPARATORS} from '../core/config';
 import {connectorError, errorMessage, failureTypeOf} from '../core/errors';
+import {LIMITS} from '../core/limits';
 import {Runtime} from '../core/runtime';
 import {DAY_MS, describeWindow, formatDuration, TimeWindow} from '../core/time';
 import {readCsv} from '../csv/reader';
@@ -16,8 +18,6 @@ import {sinceForStartDate} from './windows';
 const SAMPLE_SPANS_MS = [DAY_MS, 30 * DAY_MS, Infinity];
 /** Rows of a sample read beside the header, to recognise timestamp columns. */
 const SAMPLE_ROWS = 20;
-/** Exports of one sample window tried before discover fails. */
-const SAMPLE_ATTEMPTS = 3;
 
 export interface DiscoveredQuest {
   questId: string;
@@ -76,6 +76,12 @@ async function learnColumns(ctx: DiscoverContext, questId: string): Promise<Colu
     try {
       sample = await sampleExport(ctx, questId, window);
     } catch (err) {
+      if (config.skip_inaccessible_quests && findQuestInaccessible(err)) {
+        logger.warn(
+          `Quest ${questId} is listed with the connector's fields only: ${errorMessage(err)} (skip_inaccessible_quests is on; refresh the source schema once the quest is readable).`
+        );
+        return [];
+      }
       throw connectorError(
         failureTypeOf(err),
         `Discover could not learn the columns of quest ${questId}: ${errorMessage(err)}`,
@@ -107,7 +113,7 @@ async function sampleExport(ctx: DiscoverContext, questId: string, window: TimeW
   const {connection, runtime, logger, config} = ctx;
   const signal = new AbortController().signal;
   let last = '';
-  for (let attempt = 1; attempt <= SAMPLE_ATTEMPTS; attempt++) {
+  for (let attempt = 1; attempt <= LIMITS.sampleAttempts; attempt++) {
     const job = await runExportJob(
       {api: connection.api, runtime, logger, timeoutMs: config.export_timeout_minutes * 60_000},
       questId,
@@ -116,7 +122,7 @@ async function sampleExport(ctx: DiscoverContext, questId: string, window: TimeW
     );
     if (job.kind !== 'ready') {
       last = describeSetback(job);
-      logger.warn(`Quest ${questId}: sample ${last}; trying again (${attempt} of ${SAMPLE_ATTEMPTS}).`);
+      logger.warn(`Quest ${questId}: sample ${last}; trying again (${attempt} of ${LIMITS.sampleAttempts}).`);
       continue;
     }
     const opened = await connection.api.openDownload(questId, job.exportId, job.downloadUrl, signal);
@@ -152,5 +158,7 @@ async function sampleExport(ctx: DiscoverContext, questId: string, window: TimeW
     }
     return sample;
   }
-  throw connectorError('transient_error', `${SAMPLE_ATTEMPTS} sample exports failed (the last: ${last}).`, {questId});
+  throw connectorError('transient_error', `${LIMITS.sampleAttempts} sample exports failed (the last: ${last}).`, {
+    questId,
+  });
 }

@@ -66,7 +66,8 @@ export async function runExportJob(
       );
       lastLog = runtime.now();
     }
-    if (elapsed + delay > timeoutMs) return {kind: 'timeout', exportId, status: status.status, waitedMs: elapsed, timeoutMs};
+    if (elapsed + delay > timeoutMs)
+      return {kind: 'timeout', exportId, status: status.status, waitedMs: elapsed, timeoutMs};
     await runtime.sleep(delay, signal);
     delay = Math.min(LIMITS.poll.maxMs, delay * LIMITS.poll.factor);
   }

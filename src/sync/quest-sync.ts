@@ -54,8 +54,8 @@ interface Piece {
   job?: Promise<JobResult>;
   result?: JobResult;
   slot?: Slot;
-  /** Moves the piece's wait for a slot to the front: a reader now waits for it. */
-  prioritize?: () => void;
+  /** Moves the piece's wait for a slot to the front: a reader now waits for it. True while it still waits. */
+  prioritize?: () => boolean;
 }
 
 interface PlannedWindow {
@@ -151,7 +151,11 @@ export class QuestSync {
     while (w.pieces.length > 0) {
       const piece = w.pieces[0];
       if (!piece.job) this.start(piece, Priority.Needed);
-      piece.prioritize?.();
+      if (piece.prioritize?.()) {
+        this.ctx.logger.info(
+          `Quest ${questId}: waiting for a free export slot for ${describeWindow(piece.window)}: all ${this.ctx.slots.limit} (max_concurrent_exports) are held by exports being generated or read.`
+        );
+      }
       piece.result ??= await piece.job;
       const result = piece.result as JobResult;
       if (result.kind !== 'ready') {

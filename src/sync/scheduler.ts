@@ -22,8 +22,8 @@ export interface Slot {
 /** A request for a slot: the slot once granted, and a way to move the request to the front. */
 export interface SlotRequest {
   slot: Promise<Slot>;
-  /** The export is now the one a reader waits for. */
-  prioritize(): void;
+  /** The export is now the one a reader waits for; true if it is still waiting for its slot. */
+  prioritize(): boolean;
 }
 
 /**
@@ -69,9 +69,10 @@ export class ExportSlots {
     return {
       slot,
       prioritize: () => {
-        if (!waiter || waiter.priority === Priority.Needed || !this.waiting.includes(waiter)) return;
+        if (!waiter || !this.waiting.includes(waiter)) return false;
         waiter.priority = Priority.Needed;
         this.next();
+        return this.waiting.includes(waiter);
       },
     };
   }

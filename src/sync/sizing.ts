@@ -9,6 +9,10 @@ export const FIRST_PROBE_MIN_MS = 7 * DAY_MS;
 export const BYTE_CEILING = 256 * 1024 * 1024;
 /** Exports that take longer than this share of export_timeout_minutes to generate shrink the next window. */
 const GENERATION_SHARE = 0.25;
+/** A window with at least this many rows gives a density to trust on its own; fewer rows are pooled with the rest. */
+const TELLING_ROWS = 50;
+/** The density a state remembers weighs as much as this span of new observations. */
+const HINT_WEIGHT_MS = 30 * DAY_MS;
 
 /** What one export of the quest returned. */
 export interface Observation {
@@ -53,20 +57,36 @@ function plural(n: number, word: string): string {
 export class WindowSizer {
   private last: Observation | undefined;
   private lastSpan: number | undefined;
-  private rowsPerMs: number | undefined;
+  /** Rows and span of every window read whole (and the state's density as one long window): the pooled density. */
+  private pooled = {rows: 0, span: 0};
   private bytesPerRow: number | undefined;
 
   constructor(
     private readonly options: SizingOptions,
     hint?: DensityHint
   ) {
-    if (hint && hint.rows_per_day >= 0) this.rowsPerMs = hint.rows_per_day / DAY_MS;
+    if (hint && hint.rows_per_day >= 0)
+      this.pooled = {rows: (hint.rows_per_day * HINT_WEIGHT_MS) / DAY_MS, span: HINT_WEIGHT_MS};
     if (hint?.bytes_per_row && hint.bytes_per_row > 0) this.bytesPerRow = hint.bytes_per_row;
   }
 
   /** Something is known of the quest's density: windows can be planned ahead. */
   get informed(): boolean {
-    return this.rowsPerMs !== undefined;
+    return this.pooled.span > 0 || this.last !== undefined;
+  }
+
+  /**
+   * Rows per ms: the last window's alone when it held enough rows to tell (density changes, and the
+   * latest is the best guess of the next), else pooled with everything seen, so that a few rows in
+   * a short window do not make the next window tiny. One row more than seen, so that empty windows
+   * say "sparse", not "infinitely sparse".
+   */
+  private density(): number {
+    const last = this.last;
+    if (last && last.rows >= TELLING_ROWS) return last.rows / Math.max(1, spanOf(last.window));
+    const rows = this.pooled.rows + (last?.estimated ? last.rows : 0);
+    const span = this.pooled.span + (last?.estimated ? spanOf(last.window) : 0);
+    return (rows + 1) / Math.max(1, span);
   }
 
   /**
@@ -75,7 +95,7 @@ export class WindowSizer {
    * ahead: each one's size decides how far the next may grow.
    */
   get canPlanAhead(): boolean {
-    if (this.rowsPerMs === undefined) return false;
+    if (!this.informed) return false;
     return this.last === undefined || this.last.rows >= this.options.targetRows / 10;
   }
 
@@ -84,17 +104,14 @@ export class WindowSizer {
     const remaining = end - from;
     let span: number;
     let reason: string;
-    if (this.rowsPerMs === undefined) {
+    if (!this.informed) {
       span = remaining <= FIRST_PROBE_MIN_MS ? remaining : Math.max(FIRST_PROBE_MIN_MS, remaining / GROWTH);
       reason =
         span >= remaining
           ? 'nothing is known of the quest yet and the span is short: one export'
           : `a first probe of 1/${GROWTH} of the ${formatDuration(remaining)} to read, as nothing is known of the quest yet`;
     } else {
-      // One row more than seen, so that an empty window still says "sparse", not "infinitely sparse".
-      const density = this.last
-        ? (this.last.rows + 1) / Math.max(1, this.last.window.until - this.last.window.since)
-        : this.rowsPerMs;
+      const density = this.density();
       span = this.options.targetRows / Math.max(density, Number.MIN_VALUE);
       reason = `sized for about ${plural(this.options.targetRows, 'row')} at ${plural(density * DAY_MS, 'row')} a day`;
       if (this.last)
@@ -133,17 +150,18 @@ export class WindowSizer {
 
   /** What an export of the quest returned (or, estimated, will return). */
   observe(observation: Observation): void {
-    const span = Math.max(1, spanOf(observation.window));
     this.last = observation;
-    this.rowsPerMs = observation.rows / span;
+    if (!observation.estimated) {
+      this.pooled = {rows: this.pooled.rows + observation.rows, span: this.pooled.span + spanOf(observation.window)};
+    }
     if (observation.bytes !== undefined && observation.rows > 0)
       this.bytesPerRow = observation.bytes / observation.rows;
   }
 
-  /** The density to remember in the state, when anything was seen. */
+  /** The density to remember in the state, when anything was seen: the pooled one, steadier than the last window's. */
   hint(): DensityHint | undefined {
-    if (this.rowsPerMs === undefined) return undefined;
-    const hint: DensityHint = {rows_per_day: Math.round(this.rowsPerMs * DAY_MS * 1000) / 1000};
+    if (this.pooled.span <= 0) return undefined;
+    const hint: DensityHint = {rows_per_day: Math.round((this.pooled.rows / this.pooled.span) * DAY_MS * 1000) / 1000};
     if (this.bytesPerRow !== undefined) hint.bytes_per_row = Math.round(this.bytesPerRow);
     return hint;
   }

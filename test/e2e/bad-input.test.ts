@@ -140,7 +140,8 @@ const CASES: Case[] = [
     name: 'a window of zero days',
     config: {window_days: 0},
     type: 'config_error',
-    message: /'window_days' must be a whole number of days from 1 to 3650 \(or left out, so that windows follow the data\), got 0/,
+    message:
+      /'window_days' must be a whole number of days from 1 to 3650 \(or left out, so that windows follow the data\), got 0/,
     offline: true,
   },
   {
@@ -244,8 +245,12 @@ const CASES: Case[] = [
 ];
 
 async function readWith(c: Case, i: number): Promise<RunResult> {
+  // Offline cases point at an address where nothing listens: a request would fail with another error.
+  const nowhere: Record<string, unknown> = c.offline
+    ? {api_url: 'http://127.0.0.1:9', auth_url: 'http://127.0.0.1:9'}
+    : {};
   const configValue =
-    typeof c.config === 'string' ? c.config : {...simConfig(sim, {quest_ids: [GOOD]}), ...(c.config ?? {})};
+    typeof c.config === 'string' ? c.config : {...simConfig(sim, {quest_ids: [GOOD]}), ...nowhere, ...(c.config ?? {})};
   if (typeof configValue === 'object')
     for (const k of Object.keys(configValue)) if (configValue[k] === undefined) delete configValue[k];
   const quest = typeof c.catalog === 'string' && c.catalog in CORRUPT ? CORRUPT[c.catalog as Corruption] : GOOD;
@@ -270,8 +275,7 @@ async function readWith(c: Case, i: number): Promise<RunResult> {
 }
 
 describe('bad input gets one clear error of the right type', () => {
-  test.each(CASES.map((c, i) => [c.name, c, i] as const))('%s', async (_name, c, i) => {
-    const before = sim.requests().length;
+  test.concurrent.each(CASES.map((c, i) => [c.name, c, i] as const))('%s', async (_name, c, i) => {
     const result = await readWith(c, i);
     expect(result.invalid).toEqual([]);
     expect(result.code).toBe(1);
@@ -279,7 +283,6 @@ describe('bad input gets one clear error of the right type', () => {
     expect(errors).toHaveLength(1);
     expect(errors[0].trace.error?.failure_type).toBe(c.type);
     expect(errors[0].trace.error?.message).toMatch(c.message);
-    if (c.offline) expect(sim.requests().length).toBe(before);
     // A broken window never advances the stream's state (rows before the break may stream out, uncommitted).
     if (!c.offline) expect(states(result.messages)).toHaveLength(0);
     // Stack traces only inside the trace's stack_trace, never in log lines or elsewhere on stdout.

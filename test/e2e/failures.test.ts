@@ -94,7 +94,9 @@ describe('failures a user can cause or meet', () => {
     expect(errors).toHaveLength(1);
     expect(errors[0].trace.error?.stream_descriptor).toEqual({name: streamOf(FORBIDDEN)});
     expect(errors[0].trace.error?.failure_type).toBe('config_error');
-    expect(errors[0].trace.error?.message).toMatch(new RegExp(`quest ${FORBIDDEN} failed: HTTP 403.*has no permission for this quest`));
+    expect(errors[0].trace.error?.message).toMatch(
+      new RegExp(`quest ${FORBIDDEN} failed: HTTP 403.*has no permission for this quest`)
+    );
     expect(statusesByStream(result.messages)).toEqual({
       [streamOf(FORBIDDEN)]: ['STARTED', 'RUNNING', 'INCOMPLETE'],
       [streamOf(GOOD)]: ['STARTED', 'RUNNING', 'COMPLETE'],

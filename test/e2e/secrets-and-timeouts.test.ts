@@ -95,7 +95,9 @@ describe('secrets and stuck exports', () => {
     expect(errors[0].trace.error?.stream_descriptor).toEqual({name: streamOf(SLOW)});
     expect(errors[0].trace.error?.failure_type).toBe('transient_error');
     expect(errors[0].trace.error?.message).toMatch(
-      new RegExp(`Quest ${SLOW}: the export of window .* could not be completed: export \\S+ was still (PENDING|INPROGRESS) after .* \\(export_timeout_minutes is 0\\.05\\)`)
+      new RegExp(
+        `Quest ${SLOW}: the export of window .* could not be completed: export \\S+ was still (PENDING|INPROGRESS) after .* \\(export_timeout_minutes is 0\\.05\\)`
+      )
     );
     expect(statusesByStream(result.messages)).toEqual({
       [streamOf(SLOW)]: ['STARTED', 'RUNNING', 'INCOMPLETE'],

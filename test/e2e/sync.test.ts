@@ -30,7 +30,10 @@ function expectedRows(sim: Simulator, questId: string): Map<string, Record<strin
   const {header, rows} = sim.groundTruth(questId, SETTINGS);
   const idIndex = header.indexOf('Response ID');
   return new Map(
-    rows.map((row) => [row[idIndex], Object.fromEntries(warehouseNames(header).map((h, i) => [h, row[i] === '' ? null : row[i]]))])
+    rows.map((row) => [
+      row[idIndex],
+      Object.fromEntries(warehouseNames(header).map((h, i) => [h, row[i] === '' ? null : row[i]])),
+    ])
   );
 }
 

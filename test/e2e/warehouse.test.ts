@@ -201,6 +201,24 @@ describe('what lands in the warehouse', () => {
     expect(records(read.messages).filter((r) => r.record.stream === streamOf(B))).toHaveLength(15);
   });
 
+  test('check and discover with skip_inaccessible_quests pass when some quests are readable, and name the one they skip', async () => {
+    const config = (skip: boolean): string =>
+      writeJson(
+        dir,
+        `check-skip-${skip}.json`,
+        simConfig(sim, {quest_ids: [B, FORBIDDEN], skip_inaccessible_quests: skip})
+      );
+    const skipping = await runConnector(['check', '--config', config(true)]);
+    expect(skipping.messages.find((m) => m.type === 'CONNECTION_STATUS')).toMatchObject({
+      connectionStatus: {status: 'SUCCEEDED'},
+    });
+    expect(skipping.stdout).toMatch(new RegExp(`quest ${FORBIDDEN} failed: HTTP 403.*It will be skipped`));
+    const strict = await runConnector(['check', '--config', config(false)]);
+    expect(strict.messages.find((m) => m.type === 'CONNECTION_STATUS')).toMatchObject({
+      connectionStatus: {status: 'FAILED'},
+    });
+  });
+
   test('records carry the configured namespace, and no ESTIMATE replaces the progress of a stream window by window', async () => {
     const config = writeJson(dir, 'ns.json', simConfig(sim, {quest_ids: [B]}));
     const catalog = simCatalog(sim, [B], 'full_refresh') as {streams: {stream: Record<string, unknown>}[]};

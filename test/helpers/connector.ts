@@ -16,8 +16,17 @@ export interface RunResult {
   invalid: string[];
 }
 
+const created: string[] = [];
+
+/** A fresh folder in the system's temp dir, removed when the test file ends (see test/setup.ts). */
 export function tempDir(prefix = 'questback-test-'): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  created.push(dir);
+  return dir;
+}
+
+export function removeTempDirs(): void {
+  for (const dir of created.splice(0)) fs.rmSync(dir, {recursive: true, force: true});
 }
 
 export function writeJson(dir: string, name: string, value: unknown): string {

@@ -92,6 +92,13 @@ describe('window sizing', () => {
     expect(capped.next(0, 1000 * DAY).window.until).toBe(125 * DAY > 30 * DAY ? 30 * DAY : 125 * DAY);
   });
 
+  test('a few rows in a short window are pooled with what was seen before: the next window is not made tiny', () => {
+    const sizer = new WindowSizer(opts, {rows_per_day: 2});
+    sizer.observe({window: {since: NOW - 1600, until: NOW}, rows: 4});
+    expect(sizer.hint()?.rows_per_day).toBeLessThan(3);
+    expect(sizer.next(NOW, NOW + 2 * DAY).window.until).toBe(NOW + 2 * DAY);
+  });
+
   test('a density from the state sizes the first window without a probe, and the state keeps it', () => {
     const sizer = new WindowSizer(opts, {rows_per_day: 2740, bytes_per_row: 410});
     expect(sizer.canPlanAhead).toBe(true);
