@@ -65,8 +65,10 @@ export const LIMITS = {
   downloadRedirects: 5,
   /** sync/discover.ts: exports of one sample window tried before discover fails. */
   sampleAttempts: 3,
-  /** protocol/output.ts: no line waits in the output buffer longer than this (a STATE is written at once). */
+  /** protocol/output.ts: no record waits in the output buffer longer than this (a STATE is written at once). */
   flushEveryMs: 1000,
+  /** protocol/output.ts: a log line or a status waits no longer than this: it says what the connector does now. */
+  messageFlushMs: 100,
   /** protocol/cli.ts: after SIGTERM or SIGINT, the read has this long to end its streams before the process ends anyway. */
   stopGraceMs: 10_000,
 } as const;

@@ -14,6 +14,7 @@ export class MessageWriter {
   private used = 0;
   private pending: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
+  private timerDue = 0;
 
   constructor(
     private readonly out: NodeJS.WritableStream = process.stdout,
@@ -28,9 +29,14 @@ export class MessageWriter {
     this.buffer = Buffer.allocUnsafe(batchBytes);
   }
 
-  /** Queues one message; returns a promise only when the caller should wait for the consumer. */
+  /**
+   * Queues one message; returns a promise only when the caller should wait for the consumer. A log
+   * line or a status goes out within a tenth of a second: it says what the connector is doing now.
+   */
   write(message: AirbyteMessage): Promise<void> | undefined {
-    return this.writeLine(this.scrub(toJsonLine(message)));
+    const wait = this.writeLine(this.scrub(toJsonLine(message)));
+    this.flushWithin(LIMITS.messageFlushMs);
+    return wait;
   }
 
   /** Writes one message and everything before it now (a checkpoint), waiting for the consumer. */
@@ -50,12 +56,19 @@ export class MessageWriter {
     } else {
       this.used += this.buffer.write(line, this.used, 'utf8');
       this.buffer[this.used++] = 10;
-      if (!this.timer) {
-        this.timer = setTimeout(() => void this.drainBuffer(), LIMITS.flushEveryMs);
-        this.timer.unref();
-      }
+      if (!this.timer) this.flushWithin(LIMITS.flushEveryMs);
     }
     return wait ?? this.pending;
+  }
+
+  /** Makes sure what is queued is written within `ms`. */
+  private flushWithin(ms: number): void {
+    const due = Date.now() + ms;
+    if (this.timer && this.timerDue <= due) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timerDue = due;
+    this.timer = setTimeout(() => void this.drainBuffer(), ms);
+    this.timer.unref();
   }
 
   private drainBuffer(): Promise<void> | undefined {

@@ -127,7 +127,7 @@ describe('incremental', () => {
       ],
     });
     dir = tempDir('questback-acceptance-incremental-');
-    for (const windowDays of [7, 4]) {
+    for (const windowDays of [7]) {
       configFiles.set(
         windowDays,
         writeJson(
@@ -166,12 +166,6 @@ describe('incremental', () => {
 
   test('every intermediate checkpoint of read 1 can be resumed from (window_days 7)', async () => {
     await resumeFromEveryCheckpoint(7, read1);
-  });
-
-  test('every intermediate checkpoint of read 1 can be resumed from (window_days 4)', async () => {
-    const first = await read(4);
-    expectOk(first);
-    await resumeFromEveryCheckpoint(4, first);
   });
 
   describe('read 2 from the final state of read 1, after new responses', () => {

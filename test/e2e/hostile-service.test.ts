@@ -69,7 +69,8 @@ describe('hostile service', () => {
             : csv.slice(0, csv.length >> 1);
           ctx.stall(200, {'Content-Type': 'text/csv', 'Content-Length': full}, part);
         });
-        const run = await runHostile(server, 'read', {killAfterMs: 62_000});
+        // The shortest idle timeout the config allows: the stream meets every setback of its budget.
+        const run = await runHostile(server, 'read', {killAfterMs: 62_000, config: {request_timeout_seconds: 1}});
         expectOutcome(run, server, {
           code: 1,
           maxSeconds: 60,

@@ -74,31 +74,34 @@ afterAll(async () => {
 });
 
 describe('what lands in the warehouse', () => {
-  test('discover widens the sample until a header shows, so no quest with responses lacks its columns; a quest without any is listed with a warning', async () => {
-    const discover = await runConnector([
-      'discover',
-      '--config',
-      writeJson(dir, 'd.json', simConfig(sim, {quest_ids: [A, QUIET]})),
-    ]);
-    expect(discover.code).toBe(0);
-    const catalog = discover.messages.find((m) => m.type === 'CATALOG') as unknown as {
-      catalog: {streams: CatalogStream['stream'][]};
-    };
-    const [a, quiet] = catalog.catalog.streams;
-    const header = sim.groundTruth(A).header;
-    expect(
-      Object.values(a.json_schema.properties)
-        .map((p) => p.title)
-        .filter(Boolean)
-    ).toEqual(header);
-    expect(a.json_schema.properties.created).toMatchObject({format: 'date-time', title: 'Created'});
-    expect(Object.keys(quiet.json_schema.properties)).toEqual([
-      '_questback_quest_id',
-      '_questback_window_start',
-      '_questback_window_end',
-    ]);
-    expect(discover.stdout).toMatch(/has no responses since start_date .* refresh the source schema in Airbyte/);
-  });
+  test.concurrent(
+    'discover widens the sample until a header shows, so no quest with responses lacks its columns; a quest without any is listed with a warning',
+    async () => {
+      const discover = await runConnector([
+        'discover',
+        '--config',
+        writeJson(dir, 'd.json', simConfig(sim, {quest_ids: [A, QUIET]})),
+      ]);
+      expect(discover.code).toBe(0);
+      const catalog = discover.messages.find((m) => m.type === 'CATALOG') as unknown as {
+        catalog: {streams: CatalogStream['stream'][]};
+      };
+      const [a, quiet] = catalog.catalog.streams;
+      const header = sim.groundTruth(A).header;
+      expect(
+        Object.values(a.json_schema.properties)
+          .map((p) => p.title)
+          .filter(Boolean)
+      ).toEqual(header);
+      expect(a.json_schema.properties.created).toMatchObject({format: 'date-time', title: 'Created'});
+      expect(Object.keys(quiet.json_schema.properties)).toEqual([
+        '_questback_quest_id',
+        '_questback_window_start',
+        '_questback_window_end',
+      ]);
+      expect(discover.stdout).toMatch(/has no responses since start_date .* refresh the source schema in Airbyte/);
+    }
+  );
 
   test("applying the platform's field selection to a default read keeps every non-empty cell of the simulator's truth", async () => {
     const config = writeJson(dir, 'fs.json', simConfig(sim, {quest_ids: [A, B, NORSK]}));
@@ -124,36 +127,39 @@ describe('what lands in the warehouse', () => {
     }
   });
 
-  test('a configured schema without any answer column fails the stream with a config_error before any STATE of it', async () => {
-    const config = writeJson(dir, 'empty-schema.json', simConfig(sim, {quest_ids: [A, B]}));
-    const catalog = simCatalog(sim, [A, B], 'incremental') as {
-      streams: {stream: {name: string; json_schema: {properties: object}}}[];
-    };
-    catalog.streams[0].stream.json_schema.properties = {
-      _questback_quest_id: {type: 'string'},
-      _questback_window_end: {type: 'string'},
-    };
-    const read = await runConnector([
-      'read',
-      '--config',
-      config,
-      '--catalog',
-      writeJson(dir, 'empty-schema-cat.json', catalog),
-    ]);
-    expect(read.code).toBe(1);
-    const errors = errorTraces(read.messages);
-    expect(errors).toHaveLength(1);
-    expect(errors[0].trace.error).toMatchObject({
-      failure_type: 'config_error',
-      stream_descriptor: {name: streamOf(A)},
-      message: expect.stringMatching(/lists none of the \d+ columns .*Refresh the source schema in Airbyte/),
-    });
-    const statesOfA = states(read.messages).filter((s) => s.state.stream.stream_descriptor.name === streamOf(A));
-    expect(statesOfA.every((s) => s.state.sourceStats.recordCount === 0)).toBe(true);
-    expect(records(read.messages).filter((r) => r.record.stream === streamOf(B))).toHaveLength(15);
-  });
+  test.concurrent(
+    'a configured schema without any answer column fails the stream with a config_error before any STATE of it',
+    async () => {
+      const config = writeJson(dir, 'empty-schema.json', simConfig(sim, {quest_ids: [A, B]}));
+      const catalog = simCatalog(sim, [A, B], 'incremental') as {
+        streams: {stream: {name: string; json_schema: {properties: object}}}[];
+      };
+      catalog.streams[0].stream.json_schema.properties = {
+        _questback_quest_id: {type: 'string'},
+        _questback_window_end: {type: 'string'},
+      };
+      const read = await runConnector([
+        'read',
+        '--config',
+        config,
+        '--catalog',
+        writeJson(dir, 'empty-schema-cat.json', catalog),
+      ]);
+      expect(read.code).toBe(1);
+      const errors = errorTraces(read.messages);
+      expect(errors).toHaveLength(1);
+      expect(errors[0].trace.error).toMatchObject({
+        failure_type: 'config_error',
+        stream_descriptor: {name: streamOf(A)},
+        message: expect.stringMatching(/lists none of the \d+ columns .*Refresh the source schema in Airbyte/),
+      });
+      const statesOfA = states(read.messages).filter((s) => s.state.stream.stream_descriptor.name === streamOf(A));
+      expect(statesOfA.every((s) => s.state.sourceStats.recordCount === 0)).toBe(true);
+      expect(records(read.messages).filter((r) => r.record.stream === streamOf(B))).toHaveLength(15);
+    }
+  );
 
-  test('lookback_days re-reads the days before the cursor without moving the cursor back', async () => {
+  test.concurrent('lookback_days re-reads the days before the cursor without moving the cursor back', async () => {
     const config = simConfig(sim, {quest_ids: [B]});
     const catalog = writeJson(dir, 'lb-cat.json', simCatalog(sim, [B], 'incremental'));
     const first = await runConnector(['read', '--config', writeJson(dir, 'lb0.json', config), '--catalog', catalog]);
@@ -177,57 +183,72 @@ describe('what lands in the warehouse', () => {
       expect(Date.parse(s.state.stream.stream_state.cursor)).toBeGreaterThanOrEqual(Date.parse(cursor));
   });
 
-  test('skip_inaccessible_quests: a forbidden quest is skipped with a warning and INCOMPLETE, the others sync, and the sync succeeds', async () => {
-    const config = writeJson(
-      dir,
-      'skip.json',
-      simConfig(sim, {quest_ids: [B, FORBIDDEN], skip_inaccessible_quests: true})
-    );
-    const catalog = simCatalog(sim, [B], 'full_refresh') as {streams: {stream: {name: string}}[]};
-    catalog.streams.push({...catalog.streams[0], stream: {...catalog.streams[0].stream, name: streamOf(FORBIDDEN)}});
-    const read = await runConnector([
-      'read',
-      '--config',
-      config,
-      '--catalog',
-      writeJson(dir, 'skip-cat.json', catalog),
-    ]);
-    expect(read.code).toBe(0);
-    expect(errorTraces(read.messages)).toEqual([]);
-    expect(statusesByStream(read.messages)[streamOf(FORBIDDEN)]).toEqual(['STARTED', 'RUNNING', 'INCOMPLETE']);
-    expect(read.stdout).toMatch(
-      new RegExp(`Stream ${streamOf(FORBIDDEN)} skipped: .*HTTP 403.*skip_inaccessible_quests is on`)
-    );
-    expect(records(read.messages).filter((r) => r.record.stream === streamOf(B))).toHaveLength(15);
-  });
-
-  test('check and discover with skip_inaccessible_quests pass when some quests are readable, and name the one they skip', async () => {
-    const config = (skip: boolean): string =>
-      writeJson(
+  test.concurrent(
+    'skip_inaccessible_quests: a forbidden quest is skipped with a warning and INCOMPLETE, the others sync, and the sync succeeds',
+    async () => {
+      const config = writeJson(
         dir,
-        `check-skip-${skip}.json`,
-        simConfig(sim, {quest_ids: [B, FORBIDDEN], skip_inaccessible_quests: skip})
+        'skip.json',
+        simConfig(sim, {quest_ids: [B, FORBIDDEN], skip_inaccessible_quests: true})
       );
-    const skipping = await runConnector(['check', '--config', config(true)]);
-    expect(skipping.messages.find((m) => m.type === 'CONNECTION_STATUS')).toMatchObject({
-      connectionStatus: {status: 'SUCCEEDED'},
-    });
-    expect(skipping.stdout).toMatch(new RegExp(`quest ${FORBIDDEN} failed: HTTP 403.*It will be skipped`));
-    const strict = await runConnector(['check', '--config', config(false)]);
-    expect(strict.messages.find((m) => m.type === 'CONNECTION_STATUS')).toMatchObject({
-      connectionStatus: {status: 'FAILED'},
-    });
-  });
+      const catalog = simCatalog(sim, [B], 'full_refresh') as {streams: {stream: {name: string}}[]};
+      catalog.streams.push({...catalog.streams[0], stream: {...catalog.streams[0].stream, name: streamOf(FORBIDDEN)}});
+      const read = await runConnector([
+        'read',
+        '--config',
+        config,
+        '--catalog',
+        writeJson(dir, 'skip-cat.json', catalog),
+      ]);
+      expect(read.code).toBe(0);
+      expect(errorTraces(read.messages)).toEqual([]);
+      expect(statusesByStream(read.messages)[streamOf(FORBIDDEN)]).toEqual(['STARTED', 'RUNNING', 'INCOMPLETE']);
+      expect(read.stdout).toMatch(
+        new RegExp(`Stream ${streamOf(FORBIDDEN)} skipped: .*HTTP 403.*skip_inaccessible_quests is on`)
+      );
+      expect(records(read.messages).filter((r) => r.record.stream === streamOf(B))).toHaveLength(15);
+    }
+  );
 
-  test('records carry the configured namespace, and no ESTIMATE replaces the progress of a stream window by window', async () => {
-    const config = writeJson(dir, 'ns.json', simConfig(sim, {quest_ids: [B]}));
-    const catalog = simCatalog(sim, [B], 'full_refresh') as {streams: {stream: Record<string, unknown>}[]};
-    catalog.streams[0].stream.namespace = 'surveys';
-    const read = await runConnector(['read', '--config', config, '--catalog', writeJson(dir, 'ns-cat.json', catalog)]);
-    expect(read.code).toBe(0);
-    const got = records(read.messages) as unknown as {record: {namespace?: string}}[];
-    expect(got.length).toBe(15);
-    expect(got.every((r) => r.record.namespace === 'surveys')).toBe(true);
-    expect(read.messages.filter((m) => JSON.stringify(m).includes('"ESTIMATE"'))).toEqual([]);
-  });
+  test.concurrent(
+    'check and discover with skip_inaccessible_quests pass when some quests are readable, and name the one they skip',
+    async () => {
+      const config = (skip: boolean): string =>
+        writeJson(
+          dir,
+          `check-skip-${skip}.json`,
+          simConfig(sim, {quest_ids: [B, FORBIDDEN], skip_inaccessible_quests: skip})
+        );
+      const skipping = await runConnector(['check', '--config', config(true)]);
+      expect(skipping.messages.find((m) => m.type === 'CONNECTION_STATUS')).toMatchObject({
+        connectionStatus: {status: 'SUCCEEDED'},
+      });
+      expect(skipping.stdout).toMatch(new RegExp(`quest ${FORBIDDEN} failed: HTTP 403.*It will be skipped`));
+      const strict = await runConnector(['check', '--config', config(false)]);
+      expect(strict.messages.find((m) => m.type === 'CONNECTION_STATUS')).toMatchObject({
+        connectionStatus: {status: 'FAILED'},
+      });
+    }
+  );
+
+  test.concurrent(
+    'records carry the configured namespace, and no ESTIMATE replaces the progress of a stream window by window',
+    async () => {
+      const config = writeJson(dir, 'ns.json', simConfig(sim, {quest_ids: [B]}));
+      const catalog = simCatalog(sim, [B], 'full_refresh') as {streams: {stream: Record<string, unknown>}[]};
+      catalog.streams[0].stream.namespace = 'surveys';
+      const read = await runConnector([
+        'read',
+        '--config',
+        config,
+        '--catalog',
+        writeJson(dir, 'ns-cat.json', catalog),
+      ]);
+      expect(read.code).toBe(0);
+      const got = records(read.messages) as unknown as {record: {namespace?: string}}[];
+      expect(got.length).toBe(15);
+      expect(got.every((r) => r.record.namespace === 'surveys')).toBe(true);
+      expect(read.messages.filter((m) => JSON.stringify(m).includes('"ESTIMATE"'))).toEqual([]);
+    }
+  );
 });

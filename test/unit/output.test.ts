@@ -47,15 +47,22 @@ describe('MessageWriter', () => {
     expect(out).not.toContain('hunter2-secret');
   });
 
-  test('a STATE is written out at once; other lines wait at most about a second', async () => {
+  test('a STATE is written out at once, a log line within a tenth of a second, records within a second', async () => {
     const {stream, chunks} = slowConsumer();
     const writer = new MessageWriter(stream);
+    const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+    writer.writeLine('{"type":"RECORD","n":1}');
     writer.write({type: AirbyteMessageType.LOG, log: {level: 'INFO', message: 'waiting for an export'}} as never);
     expect(chunks.join('')).toBe('');
-    await new Promise((resolve) => setTimeout(resolve, 1300));
+    await sleep(300);
     expect(chunks.join('')).toContain('waiting for an export');
-    writer.writeLine('{"type":"RECORD"}');
+    writer.writeLine('{"type":"RECORD","n":2}');
+    await sleep(300);
+    expect(chunks.join('')).not.toContain('"n":2');
+    await sleep(1000);
+    expect(chunks.join('')).toContain('"n":2');
+    writer.writeLine('{"type":"RECORD","n":3}');
     await writer.writeNow(streamState({name: 's'}, {cursor: 'c'}, 1));
-    expect(chunks.join('')).toMatch(/"RECORD"\}\n\{"type":"STATE"/);
+    expect(chunks.join('')).toMatch(/"n":3\}\n\{"type":"STATE"/);
   });
 });
