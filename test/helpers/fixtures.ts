@@ -1,24 +1,14 @@
 import {warehouseNames} from '../../src/sync/column-names';
 import {Simulator} from '../simulator';
+import {connectorConfig} from '../simulator/cli-app';
 import {AirbyteMessageJson} from './protocol';
 
 /** The stream the connector names after a quest. */
 export const streamOf = (questId: string): string => `quest_${questId.replace(/-/g, '_')}`;
 
-/** A connector config for a running simulator. */
+/** A connector config for a running simulator, with the connector's defaults and a start_date 40 days back. */
 export function simConfig(sim: Simulator, overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    client_id: sim.clientId,
-    client_secret: sim.clientSecret,
-    project_id: sim.projectId,
-    api_url: sim.apiUrl,
-    auth_url: sim.authUrl,
-    quest_ids: sim.quests.map((q) => q.id),
-    start_date: new Date(Date.now() - 40 * 86_400_000).toISOString(),
-    settle_seconds: 0,
-    window_days: 7,
-    ...overrides,
-  };
+  return {...connectorConfig(sim), start_date: new Date(Date.now() - 40 * 86_400_000).toISOString(), ...overrides};
 }
 
 /** The configured catalog Airbyte would build from a discover output, every stream in one mode. */

@@ -1,3 +1,4 @@
+import {prng} from '../helpers/fake-api';
 import {MAX_NAME_LENGTH, warehouseName, warehouseNames} from '../../src/sync/column-names';
 import {Destination, destinationColumns, javaHashCode} from '../helpers/destinations';
 
@@ -293,18 +294,6 @@ describe('with warehouseNames', () => {
     expect(warehouseName('x'.repeat(200))).toBe('x'.repeat(63));
   });
 });
-
-/** mulberry32: a small seeded generator, so the random cases are the same on every run. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const PIECES = [
   'a', 'Z', '0', '7', ' ', '   ', '_', '__', '-', ':', ': ', '?', '(', ')', '"', "'", '’', '.', '|', '/', '$', '{', '${',
