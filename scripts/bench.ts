@@ -1,15 +1,19 @@
 // The connector's benchmark: `npm run bench` (or `node lib/scripts/bench.js [options]` after a build).
 //
-//   1. Throughput: a 1,000,000-row, 30-column export read by `bin/main read` into a counting consumer
-//      process, against the plain csv-parse + JSON.stringify pipeline on the same file.
+//   1. Throughput: a 1,000,000-row, 30-column quest read by `bin/main read` with the default config
+//      (start_date 2020-01-01) into a counting consumer process, against the plain csv-parse +
+//      JSON.stringify pipeline on the same export file.
 //   2. Latency hiding: 8 quests whose exports take 5 s each, against 1 such quest.
 //   3. Requests per export: the calls a 5 s and a 60 s export cost.
-//   4. Window size: a one-year backfill with window_days 7, 30, 90 and 365, for choosing the default.
+//   4. Export economy: adaptive window sizing against 30-day windows on sparse, dense, mixed,
+//      incremental and faulty quests (scripts/bench/economy.ts).
 //
 // Every process it starts (simulators, connector runs, consumers) is a child with a timeout, all on
 // loopback, all killed and the temp dir removed on exit. Options:
 //   --rows N         rows of the throughput export (default 1000000)
-//   --only a,b       run only these sections: throughput, latency, requests, windows
+//   --only a,b       run only these sections: throughput, latency, requests, economy
+//   --cases a,b      run only these cases of the economy section: sparse, dense, mixed (with the
+//                    incremental syncs), faulty
 //   --repeat N       throughput runs per pipeline, alternating; the best of N is reported (default 3:
 //                    single runs on the shared 2-core machine vary by up to a third)
 //   --no-doc         do not write docs/benchmarks.md (a partial or scaled-down run never writes it)
@@ -20,10 +24,11 @@ import os from 'os';
 import path from 'path';
 
 import {DEFAULTS} from '../src/core/config';
+import {ECONOMY, ECONOMY_CASES, EconomyCase, economyMethod, exportEconomy} from './bench/economy';
 import {HAS_TIME, killAll, MAIN, PipedRun, ROOT, runPiped, SimChild} from './bench/proc';
-import {consoleTable, machine, markdown, Row} from './bench/report';
+import {consoleTable, iso, machine, markdown, Row, s, thousands} from './bench/report';
 import {
-  bareCatalog,
+  catalogFor,
   connectorConfig,
   countRequests,
   DAY_MS,
@@ -36,7 +41,7 @@ import {
   writeJson,
 } from './bench/scenario';
 
-const SECTIONS = ['throughput', 'latency', 'requests', 'windows'] as const;
+const SECTIONS = ['throughput', 'latency', 'requests', 'economy'] as const;
 type Section = (typeof SECTIONS)[number];
 
 const DEFAULT_ROWS = 1_000_000;
@@ -45,17 +50,26 @@ const DOC = path.join(ROOT, 'docs', 'benchmarks.md');
 /** Nothing in a healthy run comes close; a hung child must not keep the benchmark alive forever. */
 const OVERALL_TIMEOUT_MS = 60 * 60_000;
 
-const TARGETS = {ratio: 1.5, rssMiB: 150, latencyRatio: 1.5, polls60s: 15};
+const TARGETS = {ratio: 2, rssMiB: 150, latencyRatio: 1.5, polls60s: 15};
+/** The throughput run's start_date: years before its rows, as a first sync with the default config meets them. */
+const THROUGHPUT_START = '2020-01-01T00:00:00Z';
 
 interface Options {
   rows: number;
   only: Set<Section>;
+  cases: Set<EconomyCase>;
   repeat: number;
   doc: boolean;
 }
 
 function parseArgs(argv: readonly string[]): Options {
-  const opts: Options = {rows: DEFAULT_ROWS, only: new Set(SECTIONS), repeat: 3, doc: true};
+  const opts: Options = {
+    rows: DEFAULT_ROWS,
+    only: new Set(SECTIONS),
+    cases: new Set(ECONOMY_CASES),
+    repeat: 3,
+    doc: true,
+  };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const value = (): string => {
@@ -74,6 +88,12 @@ function parseArgs(argv: readonly string[]): Options {
         if (!(SECTIONS as readonly string[]).includes(n))
           throw new Error(`unknown section ${n}; use ${SECTIONS.join(', ')}`);
       opts.only = new Set(names as Section[]);
+    } else if (arg === '--cases') {
+      const names = value().split(',');
+      for (const n of names)
+        if (!(ECONOMY_CASES as readonly string[]).includes(n))
+          throw new Error(`unknown economy case ${n}; use ${ECONOMY_CASES.join(', ')}`);
+      opts.cases = new Set(names as EconomyCase[]);
     } else if (arg === '--no-doc') {
       opts.doc = false;
     } else {
@@ -105,10 +125,7 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
   });
 }
 
-const iso = (ms: number): string => new Date(ms).toISOString();
-const s = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
 const mib = (kb: number | undefined): string => (kb === undefined ? 'n/a' : `${(kb / 1024).toFixed(0)} MiB`);
-const thousands = (n: number): string => Math.round(n).toLocaleString('en-US');
 
 /** Fails loudly when a run did not deliver every row cleanly: a fast wrong answer is no figure. */
 function checkRun(label: string, run: PipedRun, expectedRecords: number): void {
@@ -188,11 +205,11 @@ function pipelineRows(section: string, who: string, f: StreamFigures, rssTarget:
 const THROUGHPUT = 'Throughput';
 const LATENCY = 'Latency hiding';
 const REQUESTS = 'Requests per export';
-const WINDOWS = 'Window size';
 
 async function throughput(opts: Options, rows: Row[], notes: string[]): Promise<void> {
   const questId = 'b16e0000-0000-4000-8000-000000000001';
-  // All rows in the last three days: one 30-day window, hence one export of every row.
+  // All rows in the last three days, start_date years earlier: the default sizing probes the first
+  // eighth of the span (empty), then reads the rest, every row, in one export.
   const firstCreatedAt = Date.now() - 3 * DAY_MS;
   progress(`throughput: starting a simulator with ${thousands(opts.rows)} rows x 30 columns`);
   const sim = await SimChild.start({
@@ -203,15 +220,17 @@ async function throughput(opts: Options, rows: Row[], notes: string[]): Promise<
     const config = writeJson(
       tmpDir,
       'throughput-config.json',
-      connectorConfig(sim.info, {start_date: iso(firstCreatedAt - 60_000), window_days: 30})
+      connectorConfig(sim.info, {start_date: THROUGHPUT_START})
     );
     const {catalog} = await discoverCatalog(config, 180_000);
     const catalogFile = writeJson(tmpDir, 'throughput-catalog.json', catalog);
 
     const connectorRuns: StreamFigures[] = [];
     const baselineRuns: StreamFigures[] = [];
-    /** Per connector run: export created to file ready, as its polls saw it. */
+    /** Per connector run: its largest export, created to file ready, as its polls saw it. */
     const readyMs: (number | undefined)[] = [];
+    /** Per connector run: the rows of each export it created. */
+    const exportRows: number[][] = [];
     for (let i = 1; i <= opts.repeat; i++) {
       progress(`throughput ${i}/${opts.repeat}: bin/main read (the simulator generates the file first)`);
       const connector = await runPiped([MAIN, 'read', '--config', config, '--catalog', catalogFile], {
@@ -226,12 +245,27 @@ async function throughput(opts: Options, rows: Row[], notes: string[]): Promise<
       );
 
       // The baseline reads the very file the connector read, over HTTP like the connector.
-      const {requests} = await sim.stats();
-      readyMs.push(countRequests(requests, connector.startedAt).readySeenAfterMs);
-      const download = requests
-        .filter((r) => r.at >= connector.startedAt && kindOf(r) === 'download' && r.status === 200)
-        .pop();
-      if (!download) throw new Error('the connector run made no successful download');
+      const [{requests}, exports] = await Promise.all([sim.stats(), sim.exports()]);
+      const created = exports.filter((e) => Date.parse(e.createdAt) >= connector.startedAt);
+      exportRows.push(created.map((e) => e.rows));
+      const big = created.reduce<(typeof created)[number] | undefined>(
+        (m, e) => (!m || e.rows > m.rows ? e : m),
+        undefined
+      );
+      if (!big) throw new Error('the connector run created no export');
+      const seen = requests.find(
+        (r) => r.at >= connector.startedAt && r.status === 302 && r.path.includes(`/exports/${big.exportId}/status`)
+      );
+      readyMs.push(seen ? seen.at - Date.parse(big.createdAt) : undefined);
+      // The baseline reads the connector's largest export file: the one holding every row.
+      const download = requests.find(
+        (r) =>
+          r.at >= connector.startedAt &&
+          kindOf(r) === 'download' &&
+          r.status === 200 &&
+          r.path.includes(`/exports/${big.exportId}/`)
+      );
+      if (!download) throw new Error('the connector run made no successful download of its largest export');
       const token = await fetchToken(sim.info);
       progress(`throughput ${i}/${opts.repeat}: baseline (csv-parse + JSON.stringify) on the same file`);
       const baseline = await runPiped([BASELINE], {
@@ -251,11 +285,17 @@ async function throughput(opts: Options, rows: Row[], notes: string[]): Promise<
     const c = connectorRuns[best(connectorRuns)];
     const b = baselineRuns[best(baselineRuns)];
     rows.push(...pipelineRows(THROUGHPUT, 'connector', c, true));
+    const sizes = exportRows[best(connectorRuns)];
+    rows.push({
+      section: THROUGHPUT,
+      metric: 'connector: exports (rows each)',
+      value: `${sizes.length} (${sizes.map(thousands).join(' + ')})`,
+    });
     const ready = readyMs[best(connectorRuns)];
     if (ready !== undefined) {
       rows.push({
         section: THROUGHPUT,
-        metric: 'connector: export created to file ready (seen by a poll)',
+        metric: 'connector: largest export created to file ready (seen by a poll)',
         value: s(ready),
       });
     }
@@ -377,7 +417,7 @@ async function requestsPerExport(rows: Row[]): Promise<void> {
           connectorConfig(sim.info, {start_date: iso(firstCreatedAt - 60_000), window_days: 30})
         );
         // No discover: it would cost one more export of the same length before the measured one.
-        const catalogFile = writeJson(tmpDir, `requests-${k}-catalog.json`, bareCatalog([questId]));
+        const catalogFile = writeJson(tmpDir, `requests-${k}-catalog.json`, catalogFor(sim.info, [questId]));
         const run = await runPiped([MAIN, 'read', '--config', config, '--catalog', catalogFile], {
           timeoutMs: 5 * 60_000,
           label: `read, ${s(durationMs)} export`,
@@ -418,56 +458,17 @@ async function requestsPerExport(rows: Row[]): Promise<void> {
   }
 }
 
-/**
- * The export window trades checkpoints against export jobs: a one-year backfill of one quest whose
- * exports take 3 s, read with several window lengths at the default concurrency.
- */
-async function windowSizes(rows: Row[]): Promise<void> {
-  const id = '3e3e0000-0000-4000-8000-000000000001';
-  const perQuest = 20_000;
-  const firstCreatedAt = Date.now() - 365 * DAY_MS;
-  progress('windows: starting a simulator with one quest of a year of responses, exports of 3 s');
-  const sim = await SimChild.start({
-    quests: [{id, rows: perQuest, columns: 10, exportDurationMs: 3000, firstCreatedAt: iso(firstCreatedAt)}],
-    dataDir: path.join(tmpDir, 'sim-windows'),
-  });
-  try {
-    const catalogFile = writeJson(tmpDir, 'windows-catalog.json', bareCatalog([id]));
-    for (const days of [7, 30, 90, 365]) {
-      const label = `window_days ${days}`;
-      progress(`windows: ${label}`);
-      const config = writeJson(
-        tmpDir,
-        `windows-${days}.json`,
-        connectorConfig(sim.info, {quest_ids: [id], start_date: iso(firstCreatedAt - DAY_MS), window_days: days})
-      );
-      const run = await runPiped([MAIN, 'read', '--config', config, '--catalog', catalogFile], {
-        timeoutMs: 10 * 60_000,
-        label: `read ${label}`,
-        tmpDir,
-      });
-      checkRun(`read ${label}`, run, perQuest);
-      const counts = countRequests((await sim.stats()).requests, run.startedAt);
-      rows.push({
-        section: WINDOWS,
-        metric: `${label}: wall time`,
-        value: `${s(run.producer.wallMs)} (${counts.create} exports = checkpoints, ${counts.total} requests)`,
-      });
-    }
-  } finally {
-    await sim.close();
-  }
-}
-
 function methods(opts: Options): Map<string, string> {
   return new Map<string, string>([
     [
       THROUGHPUT,
       [
         'One quest of 1,000,000 rows x 30 columns (Response ID, Created and 28 questions; about one cell in five a quoted',
-        'free text), all created within one export window (window_days 30, settle_seconds 0). The simulator runs in its own',
-        'process. `bin/main read` (full_refresh catalog from a `discover` run) writes into a pipe read by a counting',
-        'consumer process. The baseline is a separate process that downloads the same export file over HTTP and runs',
+        `free text), all created in the last three days, read with the default config and start_date ${THROUGHPUT_START.slice(0, 10)} (settle_seconds 0:`,
+        'the simulator has no late rows): the adaptive sizing probes the first eighth of the span, which is empty, then reads',
+        'the rest in one export of every row. The simulator runs in its own process. `bin/main read` (full_refresh catalog',
+        'from a `discover` run) writes into a pipe read by a counting consumer process. The baseline is a separate process',
+        "that downloads the connector's largest export file (the one of every row) over HTTP and runs",
         'csv-parse (`columns: true`, `bom`, delimiter `|`) + `JSON.stringify` per record + 64 KB batched writes honouring',
         'backpressure, into the same kind of consumer. rows/s and MB/s count from the first RECORD line the consumer sees',
         "to the end of the output, which leaves out the connector's wait for the export to be generated; the total wall",
@@ -490,15 +491,7 @@ function methods(opts: Options): Map<string, string> {
         'the time from the create request to the status answer that points at the file.',
       ].join('\n'),
     ],
-    [
-      WINDOWS,
-      [
-        'One quest with 20,000 responses spread over a year, exports that take 3 s each, a full backfill read with',
-        `several window lengths at the default max_concurrent_exports (${DEFAULTS.max_concurrent_exports}). Each window is one export and one STATE checkpoint.`,
-        "The simulator's export time does not grow with the window; on the real service a longer window makes a larger,",
-        'slower export and loses more work when it fails, a shorter one makes more exports.',
-      ].join('\n'),
-    ],
+    [ECONOMY, economyMethod()],
   ]);
 }
 
@@ -520,14 +513,15 @@ async function main(): Promise<void> {
   if (opts.only.has('throughput')) await throughput(opts, rows, notes);
   if (opts.only.has('latency')) await latency(rows);
   if (opts.only.has('requests')) await requestsPerExport(rows);
-  if (opts.only.has('windows')) await windowSizes(rows);
+  if (opts.only.has('economy')) await exportEconomy({tmpDir, progress}, rows, notes, opts.cases);
 
   const durationS = (Date.now() - benchStart) / 1000;
   process.stdout.write(`\n${consoleTable(rows)}\n\n`);
   for (const n of notes) process.stdout.write(`note: ${n}\n`);
   process.stdout.write(`The benchmark took ${durationS.toFixed(0)} s.\n`);
 
-  const complete = opts.only.size === SECTIONS.length && opts.rows === DEFAULT_ROWS;
+  const complete =
+    opts.only.size === SECTIONS.length && opts.cases.size === ECONOMY_CASES.length && opts.rows === DEFAULT_ROWS;
   if (opts.doc && complete) {
     const args = process.argv.slice(2);
     const command = `npm run bench${args.length ? ` -- ${args.join(' ')}` : ''}`;

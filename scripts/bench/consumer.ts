@@ -1,6 +1,7 @@
 // The downstream end of a measured pipe: counts the bytes, lines and RECORD lines of stdin, notes
-// when the first byte and the first RECORD arrived, keeps the few non-RECORD lines for checks, and
-// prints one JSON line (ConsumerReport) at the end. It works on Buffers, never decoding records,
+// when the first byte and the first RECORD arrived, counts the STATE lines and keeps each stream's
+// last state, notes when each stream status arrived, keeps the few other non-RECORD lines for checks,
+// and prints one JSON line (ConsumerReport) at the end. It works on Buffers, never decoding records,
 // so that it takes as little CPU as possible from the producer on a small machine.
 
 import {ConsumerReport} from './types';
@@ -9,7 +10,49 @@ const PREFIX = Buffer.from('{"type":"RECORD"');
 const MAX_OTHERS = 500;
 const MAX_OTHER_CHARS = 2000;
 
-const report: ConsumerReport = {bytes: 0, lines: 0, records: 0, recordBytes: 0, endAt: 0, others: [], othersDropped: 0};
+const report: ConsumerReport = {
+  bytes: 0,
+  lines: 0,
+  records: 0,
+  recordBytes: 0,
+  endAt: 0,
+  states: 0,
+  stateRecordCounts: [],
+  lastStates: {},
+  statuses: [],
+  others: [],
+  othersDropped: 0,
+};
+
+interface Message {
+  type?: string;
+  state?: {stream?: {stream_descriptor?: {name?: string}}; sourceStats?: {recordCount?: number}};
+  trace?: {type?: string; stream_status?: {stream_descriptor?: {name?: string}; status?: string}};
+}
+
+/** STATE and STREAM_STATUS lines are taken apart; true when the line was one of them. */
+function structured(text: string): boolean {
+  if (!text.startsWith('{"type":"STATE"') && !text.includes('"STREAM_STATUS"')) return false;
+  let m: Message;
+  try {
+    m = JSON.parse(text) as Message;
+  } catch {
+    return false;
+  }
+  if (m.type === 'STATE' && m.state) {
+    report.states++;
+    report.stateRecordCounts.push(m.state.sourceStats?.recordCount ?? 0);
+    const name = m.state.stream?.stream_descriptor?.name;
+    if (name !== undefined) report.lastStates[name] = m.state;
+    return true;
+  }
+  const status = m.type === 'TRACE' && m.trace?.type === 'STREAM_STATUS' ? m.trace.stream_status : undefined;
+  if (status) {
+    report.statuses.push({stream: status.stream_descriptor?.name ?? '', status: status.status ?? '', at: Date.now()});
+    return true;
+  }
+  return false;
+}
 
 /** Start of the current line while it is shorter than PREFIX (only at chunk boundaries). */
 let head: Buffer = Buffer.alloc(0);
@@ -23,10 +66,15 @@ function endLine(): void {
   if (kind === 'record') {
     report.records++;
     report.recordBytes += lineBytes;
-  } else if (report.others.length < MAX_OTHERS) {
-    report.others.push(Buffer.concat(otherParts).toString('utf8').slice(0, MAX_OTHER_CHARS));
   } else {
-    report.othersDropped++;
+    const text = Buffer.concat(otherParts).toString('utf8');
+    if (structured(text)) {
+      // counted above
+    } else if (report.others.length < MAX_OTHERS) {
+      report.others.push(text.slice(0, MAX_OTHER_CHARS));
+    } else {
+      report.othersDropped++;
+    }
   }
   kind = undefined;
   head = Buffer.alloc(0);

@@ -6,7 +6,7 @@ import {ChildProcess, fork, spawn, SpawnOptions} from 'child_process';
 import fs from 'fs';
 import path from 'path';
 
-import type {RequestRecord, SimulatorStats} from '../../test/simulator';
+import type {ExportRecord, FaultOptions, RequestRecord, SimulatorStats} from '../../test/simulator';
 import {ConsumerReport, SimCommand, SimInfo, SimProcessOptions, SimReply} from './types';
 
 export const ROOT = path.resolve(__dirname, '..', '..', '..');
@@ -105,6 +105,8 @@ export interface ProducerFigures extends Exit {
   /** How peakRssKb was measured. */
   rssSource: 'time' | 'proc' | 'none';
   stderr: string;
+  /** It was told to stop (stopAfterMs) before it finished. */
+  stopped: boolean;
 }
 
 export interface PipedRun {
@@ -142,7 +144,19 @@ function pollPeakRss(pid: number): () => number | undefined {
  */
 export async function runPiped(
   producerArgs: string[],
-  opts: {timeoutMs: number; label: string; tmpDir: string; env?: NodeJS.ProcessEnv}
+  opts: {
+    timeoutMs: number;
+    label: string;
+    tmpDir: string;
+    env?: NodeJS.ProcessEnv;
+    /** false: no /usr/bin/time or /proc polling (no RSS or CPU figures); the producer is node itself. */
+    measure?: boolean;
+    /**
+     * Past this, the producer gets SIGTERM (a read then ends its streams and exits on its own) and the
+     * run counts as stopped, not failed. Only without `measure`, so that the signal reaches node itself.
+     */
+    stopAfterMs?: number;
+  }
 ): Promise<PipedRun> {
   // The consumer first: the producer gets its stdin as stdout. The parent never reads that pipe
   // (a readable end in the parent would start reading and steal data), it only holds the write end.
@@ -152,7 +166,10 @@ export async function runPiped(
   const consumerErr = tail(consumer.stderr);
 
   const timeFile = path.join(opts.tmpDir, `${opts.label.replace(/[^a-z0-9]+/gi, '-')}-${Date.now()}.time`);
-  const [command, args] = HAS_TIME
+  const measure = opts.measure ?? true;
+  if (measure && opts.stopAfterMs !== undefined) throw new Error(`${opts.label}: stopAfterMs needs measure: false`);
+  const useTime = measure && HAS_TIME;
+  const [command, args] = useTime
     ? [TIME, ['-f', '%e %U %S %M', '-o', timeFile, process.execPath, ...producerArgs]]
     : [process.execPath, producerArgs];
   const startedAt = Date.now();
@@ -165,11 +182,22 @@ export async function runPiped(
   });
   // Our copy of the write end must close, or the consumer never sees the end of its input.
   pipe.destroy();
-  const stopPolling = !HAS_TIME && producer.pid !== undefined ? pollPeakRss(producer.pid) : undefined;
+  const stopPolling = measure && !useTime && producer.pid !== undefined ? pollPeakRss(producer.pid) : undefined;
   const producerErr = tail(producer.stderr);
+  let stopped = false;
+  const stopTimer =
+    opts.stopAfterMs === undefined
+      ? undefined
+      : setTimeout(() => {
+          if (producer.exitCode !== null || producer.signalCode !== null) return;
+          stopped = true;
+          producer.kill('SIGTERM');
+        }, opts.stopAfterMs);
 
   const both = Promise.all([exited(producer).then((exit) => ({exit, at: Date.now()})), exited(consumer)]);
-  const [{exit, at}, consumerExit] = await within(both, opts.timeoutMs, opts.label, [producer, consumer]);
+  const [{exit, at}, consumerExit] = await within(both, opts.timeoutMs, opts.label, [producer, consumer]).finally(() =>
+    clearTimeout(stopTimer)
+  );
   const polledPeak = stopPolling?.();
 
   if (consumerExit.code !== 0)
@@ -178,8 +206,8 @@ export async function runPiped(
     );
   const consumerReport = JSON.parse(Buffer.concat(consumerOut).toString('utf8')) as ConsumerReport;
 
-  const figures: ProducerFigures = {...exit, wallMs: at - startedAt, rssSource: 'none', stderr: producerErr()};
-  if (HAS_TIME) {
+  const figures: ProducerFigures = {...exit, wallMs: at - startedAt, rssSource: 'none', stderr: producerErr(), stopped};
+  if (useTime) {
     // The -o file holds "elapsed user sys maxrss_kb" on its last line (after any "Command exited" note).
     const lines = fs.readFileSync(timeFile, 'utf8').trim().split('\n');
     const [, user, sys, rss] = (lines[lines.length - 1] ?? '').split(' ').map(Number);
@@ -221,17 +249,37 @@ export class SimChild {
     this.child.send(command);
   }
 
-  async stats(): Promise<{stats: SimulatorStats; requests: RequestRecord[]}> {
-    const reply = new Promise<{stats: SimulatorStats; requests: RequestRecord[]}>((resolve) => {
+  /** Sends a command and waits for the first reply of the given type (an 'error' reply fails it). */
+  private ask<T extends SimReply['type']>(command: SimCommand, replyType: T): Promise<Extract<SimReply, {type: T}>> {
+    const reply = new Promise<Extract<SimReply, {type: T}>>((resolve, reject) => {
       const onMessage = (m: SimReply): void => {
-        if (m.type !== 'stats') return;
+        if (m.type !== replyType && m.type !== 'error') return;
         this.child.off('message', onMessage);
-        resolve({stats: m.stats, requests: m.requests});
+        if (m.type === 'error') reject(new Error(`simulator: ${m.message}`));
+        else resolve(m as Extract<SimReply, {type: T}>);
       };
       this.child.on('message', onMessage);
     });
-    this.command({type: 'stats'});
-    return within(reply, 30_000, 'reading simulator stats', [this.child]);
+    this.command(command);
+    return within(reply, 30_000, `simulator command ${command.type}`, [this.child]);
+  }
+
+  async stats(): Promise<{stats: SimulatorStats; requests: RequestRecord[]}> {
+    const {stats, requests} = await this.ask({type: 'stats'}, 'stats');
+    return {stats, requests};
+  }
+
+  /** Every export created so far, in creation order. */
+  async exports(): Promise<ExportRecord[]> {
+    return (await this.ask({type: 'exports'}, 'exports')).exports;
+  }
+
+  async addResponses(questId: string, count: number): Promise<void> {
+    await this.ask({type: 'addResponses', questId, count}, 'done');
+  }
+
+  async setFaults(faults: FaultOptions): Promise<void> {
+    await this.ask({type: 'setFaults', faults}, 'done');
   }
 
   async close(): Promise<void> {

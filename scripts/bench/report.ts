@@ -4,6 +4,11 @@ import {execFileSync} from 'child_process';
 import fs from 'fs';
 import os from 'os';
 
+export const iso = (ms: number): string => new Date(ms).toISOString();
+/** Milliseconds as seconds with one decimal: "12.3 s". */
+export const s = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
+export const thousands = (n: number): string => Math.round(n).toLocaleString('en-US');
+
 export interface Row {
   section: string;
   metric: string;

@@ -4,6 +4,7 @@
 import fs from 'fs';
 import path from 'path';
 
+import {CURSOR_FIELD, questSchema, recordColumns} from '../../src/sync/schema';
 import type {RequestRecord} from '../../test/simulator';
 import {MAIN, runNode} from './proc';
 import {ConsumerReport, SimInfo} from './types';
@@ -72,21 +73,39 @@ export function selectStreams(catalog: {streams: unknown[]}, questIds: readonly 
 }
 
 /**
- * A configured catalog without running discover, for scenarios where discover would cost another
- * long export: the stream has no known columns, so the connector emits whatever columns the file has.
+ * A configured catalog without running discover, for scenarios where discover would cost more long
+ * exports: each stream's schema is what discover would list for the quest's export header (the
+ * simulator reports the headers; warehouse column names, the connector's default). The connector
+ * refuses a schema that lists none of the file's columns, so an empty schema will not do.
  */
-export function bareCatalog(questIds: readonly string[]): {streams: unknown[]} {
+export function catalogFor(
+  info: SimInfo,
+  questIds: readonly string[],
+  syncMode: 'full_refresh' | 'incremental' = 'full_refresh'
+): {streams: unknown[]} {
   return {
-    streams: questIds.map((id) => ({
-      stream: {
-        name: streamName(id),
-        json_schema: {type: 'object', properties: {}},
-        supported_sync_modes: ['full_refresh', 'incremental'],
-      },
-      sync_mode: 'full_refresh',
-      destination_sync_mode: 'overwrite',
-    })),
+    streams: questIds.map((id) => {
+      const header = info.headers[id];
+      if (!header) throw new Error(`the simulator reported no header for quest ${id}`);
+      return {
+        stream: {
+          name: streamName(id),
+          json_schema: questSchema(recordColumns(header, 'warehouse')),
+          supported_sync_modes: ['full_refresh', 'incremental'],
+          source_defined_cursor: true,
+          default_cursor_field: [CURSOR_FIELD],
+        },
+        sync_mode: syncMode,
+        destination_sync_mode: syncMode === 'incremental' ? 'append' : 'overwrite',
+        ...(syncMode === 'incremental' ? {cursor_field: [CURSOR_FIELD]} : {}),
+      };
+    }),
   };
+}
+
+/** A state file as Airbyte passes it: the per-stream states of a run's last STATE messages. */
+export function stateInput(lastStates: Record<string, unknown>): unknown[] {
+  return Object.values(lastStates).map((state) => ({type: 'STREAM', ...(state as object)}));
 }
 
 export async function fetchToken(info: SimInfo): Promise<string> {

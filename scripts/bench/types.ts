@@ -1,11 +1,14 @@
 // Messages and reports shared by the benchmark and its child processes.
 
-import type {QuestConfig, RequestRecord, SimulatorStats} from '../../test/simulator';
+import type {ExportRecord, FaultOptions, QuestConfig, RequestRecord, SimulatorStats} from '../../test/simulator';
 
 /** What sim-process.ts is started with (JSON in BENCH_SIM_OPTIONS). */
 export interface SimProcessOptions {
   quests: QuestConfig[];
   exportDurationMs?: number;
+  exportMsPerThousandRows?: number;
+  tokenLifetimeSeconds?: number;
+  faults?: FaultOptions;
   seed?: number;
   /** Where the simulator writes export files: inside the benchmark's temp dir, so cleanup finds them. */
   dataDir: string;
@@ -18,15 +21,24 @@ export interface SimInfo {
   clientSecret: string;
   projectId: string;
   questIds: string[];
+  /** Quest id -> the header of its exports (default settings), for configured catalogs without a discover. */
+  headers: Record<string, string[]>;
 }
 
 /** Parent -> simulator process. */
-export type SimCommand = {type: 'stats'} | {type: 'close'};
+export type SimCommand =
+  | {type: 'stats'}
+  | {type: 'exports'}
+  | {type: 'addResponses'; questId: string; count: number}
+  | {type: 'setFaults'; faults: FaultOptions}
+  | {type: 'close'};
 
 /** Simulator process -> parent. */
 export type SimReply =
   | {type: 'ready'; info: SimInfo}
   | {type: 'stats'; stats: SimulatorStats; requests: RequestRecord[]}
+  | {type: 'exports'; exports: ExportRecord[]}
+  | {type: 'done'; command: SimCommand['type']}
   | {type: 'error'; message: string};
 
 /** What consumer.ts prints (one JSON line) once its stdin ends. Times are epoch ms. */
@@ -39,7 +51,15 @@ export interface ConsumerReport {
   firstByteAt?: number;
   firstRecordAt?: number;
   endAt: number;
-  /** The non-RECORD lines (logs, states, traces), capped, each truncated. */
+  /** STATE lines. */
+  states: number;
+  /** sourceStats.recordCount of each STATE line, in order. */
+  stateRecordCounts: number[];
+  /** Stream name -> the `state` of its last STATE line (a per-stream state message, as --state takes it). */
+  lastStates: Record<string, unknown>;
+  /** STREAM_STATUS traces: stream name, status, when the consumer saw it. */
+  statuses: {stream: string; status: string; at: number}[];
+  /** The other non-RECORD lines (logs, traces), capped, each truncated. */
   others: string[];
   othersDropped: number;
 }
