@@ -184,11 +184,11 @@ export class QuestbackApi implements ExportApi {
       });
       const status = response.status;
       if (status === 404 || status === 410) {
-        (response.data as Readable).destroy();
+        discard(response.data);
         return {kind: 'gone', httpStatus: status};
       }
       if (status >= 300 && status < 400) {
-        (response.data as Readable).destroy();
+        discard(response.data);
         const location = response.headers['location'];
         if (typeof location !== 'string' || location === '')
           fail(`the service answered HTTP ${status} without a Location to follow`);
@@ -196,7 +196,7 @@ export class QuestbackApi implements ExportApi {
         continue;
       }
       if (status !== 200) {
-        (response.data as Readable).destroy();
+        discard(response.data);
         fail(`the service answered HTTP ${status} instead of the file`);
       }
       const type = String(response.headers['content-type'] ?? '');
@@ -310,6 +310,11 @@ export class QuestbackApi implements ExportApi {
       {...ctx, status: response.status}
     );
   }
+}
+
+/** Drops a body not read (an error answer's was already read into text). */
+function discard(data: unknown): void {
+  if (data instanceof Readable) data.destroy();
 }
 
 function describeBody(data: unknown): string | undefined {
