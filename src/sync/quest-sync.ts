@@ -79,7 +79,8 @@ export class QuestSync {
   private readonly sizer: WindowSizer;
   private readonly abort = new AbortController();
   private readonly pieces = new Set<Piece>();
-  private lookahead = LOOKAHEAD;
+  /** The service said 409: it generates one export of this quest at a time. */
+  private oneExportAtATime = false;
   private columns: Column[] | undefined;
   private cursor: number;
   private sinceState = 0;
@@ -103,10 +104,7 @@ export class QuestSync {
     const windows: PlannedWindow[] = [];
     let plannedUntil = this.plan.from;
     const planAhead = (): void => {
-      while (
-        plannedUntil < end &&
-        (windows.length === 0 || (this.sizer.canPlanAhead && windows.length <= this.lookahead))
-      ) {
+      while (plannedUntil < end && (windows.length === 0 || windows.length <= this.lookahead())) {
         const sized = this.sizer.next(plannedUntil, end);
         const span = sized.window.until - sized.window.since;
         this.ctx.logger.info(
@@ -308,10 +306,21 @@ export class QuestSync {
     this.pieces.delete(piece);
   }
 
+  /**
+   * How many windows may be planned beyond the one being read: none when the service takes one
+   * export of the quest at a time or the windows are sparse and unknown; LOOKAHEAD when the density is
+   * known; as many as there are export slots when window_days fixes their sizes.
+   */
+  private lookahead(): number {
+    if (this.oneExportAtATime) return 0;
+    const ahead = this.sizer.ahead;
+    return ahead === 'capped' ? this.ctx.slots.limit - 1 : ahead === 'density' ? LOOKAHEAD : 0;
+  }
+
   /** The service generates one export of a quest at a time: stop planning this quest's windows ahead. */
   private oneAtATime(): void {
-    if (this.lookahead === 0) return;
-    this.lookahead = 0;
+    if (this.oneExportAtATime) return;
+    this.oneExportAtATime = true;
     this.ctx.logger.info(
       `Quest ${this.plan.questId}: the service takes one export of this quest at a time; its windows are no longer generated ahead.`
     );

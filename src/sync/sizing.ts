@@ -60,6 +60,7 @@ export class WindowSizer {
   /** Rows and span of every window read whole (and the state's density as one long window): the pooled density. */
   private pooled = {rows: 0, span: 0};
   private bytesPerRow: number | undefined;
+  private lastCapped = false;
 
   constructor(
     private readonly options: SizingOptions,
@@ -90,13 +91,15 @@ export class WindowSizer {
   }
 
   /**
-   * The density is known well enough to plan more windows before the current one is read: from the
-   * state, or from a window that held a tenth of the target or more. Sparse windows are not planned
-   * ahead: each one's size decides how far the next may grow.
+   * Whether windows may be planned before the current one is read, and why: "capped" when window_days
+   * cut the last window (the next ones are no longer whatever comes back, so any number may be
+   * planned), "density" when the density is known well (from the state, or from a window that held a
+   * tenth of the target or more), else "no": each sparse window's size decides how far the next grows.
    */
-  get canPlanAhead(): boolean {
-    if (!this.informed) return false;
-    return this.last === undefined || this.last.rows >= this.options.targetRows / 10;
+  get ahead(): 'capped' | 'density' | 'no' {
+    if (this.lastCapped) return 'capped';
+    if (!this.informed) return 'no';
+    return this.last === undefined || this.last.rows >= this.options.targetRows / 10 ? 'density' : 'no';
   }
 
   /** The next window from `from` (exclusive) toward `end`. */
@@ -136,6 +139,7 @@ export class WindowSizer {
         }
       }
     }
+    this.lastCapped = this.options.maxSpanMs !== undefined && span > this.options.maxSpanMs;
     if (this.options.maxSpanMs !== undefined && span > this.options.maxSpanMs) {
       span = this.options.maxSpanMs;
       reason += `; capped at window_days (${formatDuration(this.options.maxSpanMs)})`;

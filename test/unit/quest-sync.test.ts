@@ -142,11 +142,14 @@ describe('a quest read with adaptive windows (fake API, virtual clock)', () => {
     expect(run.output.recorded.states.at(-1)?.state).toMatchObject({density: {rows_per_day: expect.any(Number)}});
   });
 
-  test('window_days caps every window', async () => {
-    const from = NOW - 100 * DAY_MS;
-    const run = await readQuest(spread(50, from, NOW - 60_000), {from, maxSpanMs: 30 * DAY_MS});
+  test('window_days caps every window, and capped windows are generated side by side', async () => {
+    const from = NOW - 300 * DAY_MS;
+    const run = await readQuest(spread(50, from, NOW - 60_000), {from, maxSpanMs: 30 * DAY_MS, limit: 4});
     expect(run.api.exports.every((e) => e.window.until - e.window.since <= 30 * DAY_MS)).toBe(true);
     expect(run.output.recorded.rows.get(STREAM)).toHaveLength(50);
+    expect(run.maxInUse).toBeGreaterThanOrEqual(3);
+    expect(run.maxInUse).toBeLessThanOrEqual(4);
+    expectChained(run, from);
   });
 
   test('an export that keeps failing on the service is split, and the halves are read: every row once', async () => {

@@ -101,7 +101,7 @@ describe('window sizing', () => {
 
   test('a density from the state sizes the first window without a probe, and the state keeps it', () => {
     const sizer = new WindowSizer(opts, {rows_per_day: 2740, bytes_per_row: 410});
-    expect(sizer.canPlanAhead).toBe(true);
+    expect(sizer.ahead).toBe('density');
     expect(sizer.next(NOW - 2 * DAY, NOW).window.until).toBe(NOW);
     expect(sizer.hint()).toEqual({rows_per_day: 2740, bytes_per_row: 410});
   });
