@@ -250,7 +250,7 @@ async function sparse(ctx: EconomyContext, rows: Row[], notes: string[]): Promis
     if (single.exports.length !== 1)
       throw new Error(`sparse, one export of the whole span: the run made ${single.exports.length} exports, not 1`);
 
-    ctx.progress(`economy sparse: window_days ${FIXED_DAYS} (about 73 exports one after another)`);
+    ctx.progress(`economy sparse: window_days ${FIXED_DAYS} (about 73 exports)`);
     const fixed = await economyRun(ctx, sim, 'sparse-fixed', {
       questIds: [id],
       config: {...config, ...FIXED.config},
@@ -652,11 +652,9 @@ export function economyMethod(): string {
     'checkpoints its STATE messages; wall time from spawn to exit.',
     '',
     `\`window_days\` is now only a cap on the adaptive sizing. On sparse data a 30-day cap still gives one export per 30`,
-    'days, as the old fixed windows did, so the export counts are those of fixed windows; but the connector now generates',
-    "a quest's windows ahead only once an export has held a tenth of the target, so these sparse 30-day windows are",
-    'exported one after another, where the old fixed windows were generated up to max_concurrent_exports at a time. The',
-    "fixed variant's wall time is therefore higher than the old connector's was; its exports, requests and checkpoints",
-    'are the fair comparison. The fixed variants have a wall-time budget',
+    'days, as the old fixed windows did, and windows cut by the cap are generated side by side as the old fixed ones were',
+    '(up to max_concurrent_exports, one slot kept free for the window a reader waits for), so the fixed variant stands',
+    'for the old connector. The fixed variants have a wall-time budget',
     `(${budgets}): a run past it is stopped (SIGTERM) and reported with the share of its span its STATEs had reached.`,
     '',
     '- Sparse: one quest, 2,000 rows in the last 90 days, start_date 6 years back. The yardstick "one export of the',

@@ -6,11 +6,11 @@ import {connectorError} from '../core/errors';
 import {Runtime} from '../core/runtime';
 import {describeWindow, formatDuration, formatUtcTimestamp, TimeWindow} from '../core/time';
 import {CsvReadOptions} from '../csv/reader';
-import {decide, Decision, describeSetback, PieceRecord, Setback, WindowBudget} from './export-policy';
+import {decide, describeSetback, PieceRecord, Setback, WindowBudget} from './export-policy';
 import {JobResult, runExportJob} from './export-job';
 import {RowWriter, StreamRef, SyncOutput} from './output-port';
 import {ExportSlots, Priority, Slot} from './scheduler';
-import {Column, CONNECTOR_FIELDS, CURSOR_FIELD, QUEST_ID_FIELD, recordColumns, WINDOW_START_FIELD} from './schema';
+import {Column, CURSOR_FIELD, QUEST_ID_FIELD, recordColumns, WINDOW_START_FIELD} from './schema';
 import {DensityHint, SizingOptions, WindowSizer} from './sizing';
 import {questState} from './state';
 import {ChainState, readExportFile, ReadOutcome} from './window-reader';
@@ -157,7 +157,7 @@ export class QuestSync {
       piece.result ??= await piece.job;
       const result = piece.result as JobResult;
       if (result.kind !== 'ready') {
-        this.act(w, piece, result, decide(result, piece.record, w.budget));
+        this.act(w, piece, result);
         continue;
       }
       const where = `window ${describeWindow(piece.window)}`;
@@ -184,11 +184,11 @@ export class QuestSync {
         }
       );
       if (outcome.kind === 'gone') {
-        this.act(w, piece, {kind: 'gone', exportId: result.exportId, httpStatus: outcome.httpStatus}, undefined);
+        this.act(w, piece, {kind: 'gone', exportId: result.exportId, httpStatus: outcome.httpStatus});
         continue;
       }
       if (outcome.kind === 'cut-off') {
-        this.act(w, piece, {kind: 'cut-off', exportId: result.exportId, reason: outcome.reason}, undefined);
+        this.act(w, piece, {kind: 'cut-off', exportId: result.exportId, reason: outcome.reason});
         continue;
       }
       this.ctx.logger.info(
@@ -234,8 +234,8 @@ export class QuestSync {
   }
 
   /** Applies the policy's decision on a setback of the piece at the head of the window. */
-  private act(w: PlannedWindow, piece: Piece, setback: Setback, decided: Decision | undefined): void {
-    const decision = decided ?? decide(setback, piece.record, w.budget);
+  private act(w: PlannedWindow, piece: Piece, setback: Setback): void {
+    const decision = decide(setback, piece.record, w.budget);
     const {questId} = this.plan;
     const what = describeSetback(setback);
     switch (decision.action) {
@@ -353,7 +353,7 @@ export class QuestSync {
   }
 
   private columnNames(): string[] {
-    return (this.columns ?? []).map((c) => c.name).filter((n) => !CONNECTOR_FIELDS.has(n));
+    return (this.columns ?? []).map((c) => c.name);
   }
 
   private constants(window: TimeWindow): Record<string, string> {
