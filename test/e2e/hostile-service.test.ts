@@ -154,11 +154,11 @@ describe('hostile service', () => {
   );
 
   test.concurrent(
-    'd. the first LOG line reaches stdout within 3 s while an export is still PENDING, not when the process ends',
+    'd. the first LOG line reaches stdout within 3 s while an export is still PENDING (for 5 s), not when the process ends',
     async () => {
       await withServer({quests: [Q]}, async (server) => {
         server.on('status', (ctx) =>
-          ctx.job && Date.now() - ctx.job.createdAt < 8000 ? ctx.jobStatus('PENDING') : ctx.next()
+          ctx.job && Date.now() - ctx.job.createdAt < 5000 ? ctx.jobStatus('PENDING') : ctx.next()
         );
         const {live, done} = launch(server, 'read', {killAfterMs: 33_000});
         const first = await live.waitForLine((m) => m.type === 'LOG', 3000);
