@@ -290,12 +290,13 @@ describe('bad input gets one clear error of the right type', () => {
     expect(outsideTraces.filter((line) => /\\n\s+at /.test(line))).toEqual([]);
   });
 
-  test('check reports a bad config as one FAILED status without calling the service', async () => {
-    const before = sim.requests().length;
+  test.concurrent('check reports a bad config as one FAILED status without calling the service', async () => {
+    // Nothing listens at these addresses: a request would give another message.
+    const nowhere = {api_url: 'http://127.0.0.1:9', auth_url: 'http://127.0.0.1:9'};
     const result = await runConnector([
       'check',
       '--config',
-      writeJson(dir, 'check-bad.json', {...simConfig(sim), start_date: 'soon'}),
+      writeJson(dir, 'check-bad.json', {...simConfig(sim), ...nowhere, start_date: 'soon'}),
     ]);
     expect(result.messages.filter((m) => m.type === 'CONNECTION_STATUS')).toEqual([
       {
@@ -304,10 +305,9 @@ describe('bad input gets one clear error of the right type', () => {
       },
     ]);
     expect(result.code).toBe(0);
-    expect(sim.requests().length).toBe(before);
   });
 
-  test('a header with a repeated name keeps both columns, the repeat renamed, and says so', async () => {
+  test.concurrent('a header with a repeated name keeps both columns, the repeat renamed, and says so', async () => {
     const quest = CORRUPT['duplicate-header'];
     const result = await runConnector([
       'read',
@@ -328,7 +328,7 @@ describe('bad input gets one clear error of the right type', () => {
     expect(result.stdout).toContain(`not in the configured schema`);
   });
 
-  test('a file whose last row has no line end is whole when its length was announced', async () => {
+  test.concurrent('a file whose last row has no line end is whole when its length was announced', async () => {
     const quest = CORRUPT['no-final-newline'];
     const result = await runConnector([
       'read',
@@ -341,7 +341,7 @@ describe('bad input gets one clear error of the right type', () => {
     expect(records(result.messages)).toHaveLength(sim.groundTruth(quest).rows.length);
   });
 
-  test('an empty 200 body is an empty window, not an error', async () => {
+  test.concurrent('an empty 200 body is an empty window, not an error', async () => {
     const quest = CORRUPT['empty-body'];
     const result = await runConnector([
       'read',
