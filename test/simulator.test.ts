@@ -894,6 +894,21 @@ describe('simulator faults: service behaviour', () => {
     });
   });
 
+  it('maxExportRows ends exports of more rows than that in ERROR, smaller ones complete', async () => {
+    await withSim({exportDurationMs: 30, faults: {maxExportRows: 10}}, async (sim, c) => {
+      const q = sim.quests[0].id;
+      const rows = sim.groundTruth(q).rows;
+      const big = await c.createExport(q);
+      const small = await c.createExport(q, {}, {since: rows[rows.length - 5][1]});
+      expect(json(await c.waitForExport(q, big)).status).toBe('ERROR');
+      expect((await c.waitForExport(q, small)).status).toBe(302);
+      expect(sim.exports().map((e) => [e.rows, e.outcome])).toEqual([
+        [rows.length, 'error'],
+        [4, 'ok'],
+      ]);
+    });
+  });
+
   it('vanishRate deletes fresh exports: their status answers 404', async () => {
     await withSim({faults: {vanishRate: 1}}, async (sim, c) => {
       const q = sim.quests[0].id;

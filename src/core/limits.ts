@@ -51,7 +51,7 @@ export const LIMITS = {
   /** sync/export-policy.ts: the setbacks one planned window may meet before its stream fails. */
   window: {
     /** All setbacks of a window and of the pieces it was split into. */
-    setbacks: 10,
+    setbacks: 16,
     /** Exports of one piece ending in ERROR, in a row, before the piece is split. */
     failedBeforeSplit: 2,
     /** Downloads of one export cut off, in a row, before the piece is split. */

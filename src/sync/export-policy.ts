@@ -29,6 +29,8 @@ export interface PieceRecord {
   window: TimeWindow;
   failedInRow: number;
   cutOffsInRow: number;
+  /** The piece is half of one that kept failing: the service seems to choke on the size, so it splits sooner. */
+  halfOfFailed?: boolean;
 }
 
 /** The one budget of a planned window, shared by all the pieces it is split into. */
@@ -55,7 +57,8 @@ export function describeSetback(s: Setback): string {
 /**
  * Every rule for what happens when an export of a window does not end in a whole file, in one place:
  * - a failed export is created again; after LIMITS.window.failedBeforeSplit failures in a row the
- *   piece is split in two, since a service may choke on one large export;
+ *   piece is split in two, since a service may choke on one large export; a half of such a piece
+ *   splits again at its first failure;
  * - an export not generated in time splits its piece at once (waiting as long again for the same
  *   export rarely helps), at most LIMITS.window.timeouts times;
  * - an export that vanished, or whose file is gone, is created again;
@@ -77,7 +80,7 @@ export function decide(setback: Setback, piece: PieceRecord, budget: WindowBudge
   switch (setback.kind) {
     case 'failed':
       piece.failedInRow++;
-      return piece.failedInRow >= LIMITS.window.failedBeforeSplit && splittable
+      return piece.failedInRow >= (piece.halfOfFailed ? 1 : LIMITS.window.failedBeforeSplit) && splittable
         ? {action: 'split'}
         : {action: 'recreate'};
     case 'timeout':

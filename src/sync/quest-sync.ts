@@ -253,6 +253,7 @@ export class QuestSync {
         return;
       case 'split': {
         const halves = splitWindow(piece.window).map(newPiece);
+        if (setback.kind === 'failed') for (const half of halves) half.record.halfOfFailed = true;
         this.ctx.logger.warn(
           `Quest ${questId}: ${what}; splitting ${describeWindow(piece.window)} into ${describeWindow(halves[0].window)} and ${describeWindow(halves[1].window)}.`
         );

@@ -1,6 +1,5 @@
 import {configuredCatalog, simConfig, streamOf} from '../helpers/fixtures';
-import {runConnector, stateFile, tempDir, writeJson, RecordMessage, StateMessage} from '../helpers/connector';
-import {AirbyteMessageJson} from '../helpers/protocol';
+import {committed, runConnector, stateFile, tempDir, writeJson} from '../helpers/connector';
 import {Simulator, startSimulator} from '../simulator';
 
 const SETTINGS = {
@@ -11,26 +10,6 @@ const SETTINGS = {
   fieldSeparator: 'PIPE',
   showOtherAsText: false,
 };
-
-/**
- * Records a destination keeps: Airbyte commits a stream's records when a STATE of that stream
- * follows them; records after a stream's last STATE (a window that failed) are not committed.
- */
-function committed(messages: AirbyteMessageJson[]): RecordMessage[] {
-  const kept: RecordMessage[] = [];
-  const pending = new Map<string, RecordMessage[]>();
-  for (const m of messages) {
-    if (m.type === 'RECORD') {
-      const r = m as unknown as RecordMessage;
-      (pending.get(r.record.stream) ?? pending.set(r.record.stream, []).get(r.record.stream))?.push(r);
-    } else if (m.type === 'STATE') {
-      const name = (m as unknown as StateMessage).state.stream.stream_descriptor.name;
-      kept.push(...(pending.get(name) ?? []));
-      pending.set(name, []);
-    }
-  }
-  return kept;
-}
 
 describe('under injected faults', () => {
   let sim: Simulator;

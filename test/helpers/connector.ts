@@ -227,3 +227,23 @@ export function startConnector(
   };
   return live;
 }
+
+/**
+ * Records a destination keeps: Airbyte commits a stream's records when a STATE of that stream
+ * follows them; records after a stream's last STATE (a window that failed) are not committed.
+ */
+export function committed(messages: AirbyteMessageJson[]): RecordMessage[] {
+  const kept: RecordMessage[] = [];
+  const pending = new Map<string, RecordMessage[]>();
+  for (const m of messages) {
+    if (m.type === 'RECORD') {
+      const r = m as unknown as RecordMessage;
+      (pending.get(r.record.stream) ?? pending.set(r.record.stream, []).get(r.record.stream))?.push(r);
+    } else if (m.type === 'STATE') {
+      const name = (m as unknown as StateMessage).state.stream.stream_descriptor.name;
+      kept.push(...(pending.get(name) ?? []));
+      pending.set(name, []);
+    }
+  }
+  return kept;
+}

@@ -80,7 +80,9 @@ export class Faults {
     return {kind: 'gateway', status: this.rng.chance(0.5) ? 502 : 503};
   }
 
-  exportOutcome(): ExportOutcome {
+  /** How an export of `rows` rows ends. */
+  exportOutcome(rows: number): ExportOutcome {
+    if (this.options.maxExportRows !== undefined && rows > this.options.maxExportRows) return 'error';
     if (this.roll(this.options.vanishRate)) return 'vanished';
     if (this.roll(this.options.exportErrorRate)) return 'error';
     if (this.roll(this.options.stuckExportRate)) return 'stuck';

@@ -72,6 +72,8 @@ export interface FaultOptions {
   latencyMs?: number;
   oneExportPerQuest?: boolean;
   vanishRate?: number;
+  /** Exports of more rows than this end in ERROR: a service that chokes on large exports. */
+  maxExportRows?: number;
 }
 
 export interface SimulatorOptions {

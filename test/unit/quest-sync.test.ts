@@ -304,6 +304,61 @@ describe('a quest read with adaptive windows (fake API, virtual clock)', () => {
   });
 });
 
+describe('two quests on shared slots', () => {
+  test('a quest that fails releases its slots; the other finishes; never more exports at once than the limit', async () => {
+    const rt = virtualRuntime(NOW);
+    const from = NOW - 200 * DAY_MS;
+    const api = new FakeExportApi(
+      new Map([
+        ['bad', spread(3000, from, NOW - 60_000)],
+        ['good', spread(3000, from, NOW - 60_000)],
+      ]),
+      rt,
+      {
+        outcome: (e) => (e.questId === 'bad' && e.window.since > from ? 'error' : 'ok'),
+      }
+    );
+    const slots = new ExportSlots(3);
+    let most = 0;
+    const create = api.createExport.bind(api);
+    api.createExport = async (...args) => {
+      most = Math.max(most, slots.inUse);
+      return create(...args);
+    };
+    const output = recordingOutput();
+    const header = new Set(api.header);
+    const run = (questId: string): Promise<number> =>
+      new QuestSync(
+        {
+          api,
+          slots,
+          runtime: rt,
+          logger: quietLogger(),
+          output,
+          sizing: {targetRows: 400, maxSpanMs: undefined},
+          exportTimeoutMs: 60 * 60_000,
+          csv: {separator: '|'},
+          columnNames: 'survey',
+        },
+        {
+          questId,
+          stream: {name: questId},
+          configuredNames: header,
+          configuredTitles: header,
+          from,
+          cursor: from,
+          end: NOW,
+        },
+        new AbortController().signal
+      ).run();
+    const [bad, good] = await Promise.allSettled([run('bad'), run('good')]);
+    expect(bad.status).toBe('rejected');
+    expect(good).toEqual({status: 'fulfilled', value: 3000});
+    expect(most).toBeLessThanOrEqual(3);
+    expect(slots.inUse).toBe(0);
+  });
+});
+
 describe('the export slots', () => {
   test('never more than the limit; a needed export goes first; one planned ahead never takes the last slot', async () => {
     const slots = new ExportSlots(3);

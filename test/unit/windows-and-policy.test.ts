@@ -111,11 +111,13 @@ describe('the export policy', () => {
   const piece = (): PieceRecord => ({window: {since: 0, until: DAY}, failedInRow: 0, cutOffsInRow: 0});
   const budget = (): WindowBudget => ({setbacks: 0, timeouts: 0});
 
-  test('a failed export is created again, then split after two failures in a row', () => {
+  test('a failed export is created again, then split after two failures in a row; its halves split at their first', () => {
     const p = piece();
     const b = budget();
     expect(decide({kind: 'failed', exportId: 'e1', status: 'ERROR'}, p, b)).toEqual({action: 'recreate'});
     expect(decide({kind: 'failed', exportId: 'e2', status: 'ERROR'}, p, b)).toEqual({action: 'split'});
+    const half = {...piece(), halfOfFailed: true};
+    expect(decide({kind: 'failed', exportId: 'e3', status: 'ERROR'}, half, b)).toEqual({action: 'split'});
   });
 
   test('a cut-off download is downloaded again, and split after three in a row', () => {
@@ -146,8 +148,8 @@ describe('the export policy', () => {
     const b = budget();
     const p = piece();
     const gone = {kind: 'gone' as const, exportId: 'e', httpStatus: 410};
-    for (let i = 0; i < 10; i++) expect(decide(gone, p, b).action).toBe('recreate');
-    expect(decide(gone, p, b)).toMatchObject({action: 'fail', why: expect.stringMatching(/10 setbacks in one window/)});
+    for (let i = 0; i < 16; i++) expect(decide(gone, p, b).action).toBe('recreate');
+    expect(decide(gone, p, b)).toMatchObject({action: 'fail', why: expect.stringMatching(/16 setbacks in one window/)});
     const tiny = {window: {since: 0, until: 1}, failedInRow: 5, cutOffsInRow: 0};
     expect(decide({kind: 'failed', exportId: 'e', status: 'ERROR'}, tiny, budget()).action).toBe('recreate');
   });
