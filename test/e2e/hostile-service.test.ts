@@ -7,6 +7,7 @@ import {errorTraces, records} from '../helpers/connector';
 import {
   CLIENT_ID,
   CLIENT_SECRET,
+  Ctx,
   HEADER,
   HostileRun,
   HostileServer,
@@ -54,21 +55,23 @@ const checkJudgement = (run: HostileRun, server: HostileServer, maxSeconds: numb
   };
 };
 
+/**
+ * Announces the whole file, sends it up to the middle of a row and then nothing more, the connection
+ * kept open. After splits a window may hold fewer rows: the cut is inside the third row, the last one, or the header.
+ */
+function stallMidRow(ctx: Ctx): void {
+  const csv = ctx.csv();
+  const rows = ctx.rows();
+  const part = rows.length ? cutInsideRow(csv, rows[Math.min(2, rows.length - 1)][0]) : csv.slice(0, csv.length >> 1);
+  ctx.stall(200, {'Content-Type': 'text/csv', 'Content-Length': Buffer.byteLength(csv, 'utf8')}, part);
+}
+
 describe('hostile service', () => {
   test.concurrent(
     'a. a download that stalls mid-row on every attempt (Content-Length announced, socket kept open) fails the stream as transient within 60 s',
     async () => {
       await withServer({quests: [Q]}, async (server) => {
-        server.on('download', (ctx) => {
-          const csv = ctx.csv();
-          const full = Buffer.byteLength(csv, 'utf8');
-          // After splits a window may hold fewer rows: cut inside the third row, the last one, or the header.
-          const rows = ctx.rows();
-          const part = rows.length
-            ? cutInsideRow(csv, rows[Math.min(2, rows.length - 1)][0])
-            : csv.slice(0, csv.length >> 1);
-          ctx.stall(200, {'Content-Type': 'text/csv', 'Content-Length': full}, part);
-        });
+        server.on('download', stallMidRow);
         // The shortest idle timeout the config allows: the stream meets every setback of its budget.
         const run = await runHostile(server, 'read', {killAfterMs: 62_000, config: {request_timeout_seconds: 1}});
         expectOutcome(run, server, {
@@ -87,15 +90,7 @@ describe('hostile service', () => {
     'a. when only the first download stalls mid-row and later ones are whole, every row arrives exactly once within 20 s',
     async () => {
       await withServer({quests: [Q]}, async (server) => {
-        server.on('download', (ctx) => {
-          if (ctx.n > 1) return ctx.next();
-          const csv = ctx.csv();
-          ctx.stall(
-            200,
-            {'Content-Type': 'text/csv', 'Content-Length': Buffer.byteLength(csv, 'utf8')},
-            cutInsideRow(csv, ctx.rows()[2][0])
-          );
-        });
+        server.on('download', (ctx) => (ctx.n > 1 ? ctx.next() : stallMidRow(ctx)));
         const run = await runHostile(server, 'read', {killAfterMs: 23_000});
         expectOutcome(run, server, {code: 0, maxSeconds: 20, ok: [Q]});
         expect(server.requestsOf('download').length).toBeGreaterThanOrEqual(2);
