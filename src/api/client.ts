@@ -9,7 +9,7 @@ import {formatUtcTimestamp, TimeWindow} from '../core/time';
 import {apiError, redactUrl, RequestContext} from './api-error';
 import {Download, ExportFile} from './download';
 import {classifyStatus, ExportStatus} from './export-status';
-import {describeProblem, looksLikeHtml, parseProblemDetails} from './problem-details';
+import {bodyExcerpt, describeProblem, looksLikeHtml, parseProblemDetails} from './problem-details';
 
 /** The export settings the service takes; only CSV is read by this connector. */
 export interface ExportSettings {
@@ -203,7 +203,7 @@ export class QuestbackApi implements ExportApi {
       if (/html|json/i.test(type)) {
         const text = await readSmallBody(response.data);
         fail(
-          `the service answered a ${/html/i.test(type) ? 'HTML page' : 'JSON document'} (${type}) instead of CSV${text && !looksLikeHtml(text) ? `: ${describeBody(text)}` : ''}`
+          `the service answered a ${/html/i.test(type) ? 'HTML page' : 'JSON document'} (${type}) instead of CSV${text && !looksLikeHtml(text) ? `: ${describeProblem(parseProblemDetails(text)) ?? bodyExcerpt(text)}` : ''}`
         );
       }
       return {
@@ -315,14 +315,4 @@ export class QuestbackApi implements ExportApi {
 /** Drops a body not read (an error answer's was already read into text). */
 function discard(data: unknown): void {
   if (data instanceof Readable) data.destroy();
-}
-
-function describeBody(data: unknown): string | undefined {
-  if (typeof data !== 'string') return undefined;
-  try {
-    const parsed = JSON.parse(data) as {detail?: unknown; title?: unknown};
-    return String(parsed.detail ?? parsed.title ?? data).slice(0, 300);
-  } catch {
-    return data.replace(/\s+/g, ' ').trim().slice(0, 300);
-  }
 }

@@ -11,7 +11,8 @@ const ENCODED_REPLACEMENT = Buffer.from([0xef, 0xbf, 0xbd]);
 /** The first chunk must hold this much before the encoding is decided (or be the whole file). */
 const SNIFF_BYTES = 4;
 
-function count(text: string, char: string): number {
+/** How often `char` occurs in `text`. */
+export function countChar(text: string, char: string): number {
   let n = 0;
   for (let i = text.indexOf(char); i !== -1; i = text.indexOf(char, i + 1)) n++;
   return n;
@@ -130,9 +131,9 @@ export class ByteDecoder {
     }
     if (out.includes(REPLACEMENT)) {
       const legitimate = this.encoding === 'utf-8' ? countBytes(bytes, ENCODED_REPLACEMENT) : 0;
-      this.invalidSequences += Math.max(0, count(out, REPLACEMENT) - legitimate);
+      this.invalidSequences += Math.max(0, countChar(out, REPLACEMENT) - legitimate);
     }
-    if (out.includes('\0')) this.nulChars += count(out, '\0');
+    if (out.includes('\0')) this.nulChars += countChar(out, '\0');
     return out;
   }
 }

@@ -1,3 +1,5 @@
+import {countChar} from './decoder';
+
 const QUOTE = 34; // "
 const LF = 10;
 const CR = 13;
@@ -14,12 +16,6 @@ export class CsvFormatError extends Error {
     super(`${message} on line ${line}`);
     this.name = 'CsvFormatError';
   }
-}
-
-function countLf(text: string): number {
-  let n = 0;
-  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) n++;
-  return n;
 }
 
 const enum Mode {
@@ -141,7 +137,7 @@ export class CsvRowParser {
         throw new CsvFormatError('Invalid character after a closing quote', this.line + this.extraLines, 'after-quote');
       }
       const value = this.cell;
-      this.extraLines += countLf(value);
+      this.extraLines += countChar(value, '\n');
       pos = this.endCell(value, s, pos, out);
     }
   }
@@ -154,7 +150,7 @@ export class CsvRowParser {
     const open = this.mode !== Mode.CellStart || this.row.length > 0;
     if (open) {
       const value = this.cell;
-      if (this.mode === Mode.AfterQuote) this.extraLines += countLf(value);
+      if (this.mode === Mode.AfterQuote) this.extraLines += countChar(value, '\n');
       this.row.push(value);
       this.finishRow(out);
       this.terminated = false;

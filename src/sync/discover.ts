@@ -2,6 +2,7 @@ import {AirbyteLogger} from 'faros-airbyte-cdk';
 
 import {findQuestInaccessible} from '../api/api-error';
 import {DownloadCutOff} from '../api/download';
+import {mapLimited} from '../core/concurrency';
 import {QuestbackConfig, SEPARATORS} from '../core/config';
 import {connectorError, errorMessage, failureTypeOf} from '../core/errors';
 import {LIMITS} from '../core/limits';
@@ -30,20 +31,6 @@ export interface DiscoverContext {
   runtime: Runtime;
   logger: AirbyteLogger;
   end: number;
-}
-
-/** Runs fn over items with at most `limit` at once, keeping the order of results. */
-export async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const i = next++;
-      results[i] = await fn(items[i]);
-    }
-  };
-  await Promise.all(Array.from({length: Math.min(limit, items.length)}, worker));
-  return results;
 }
 
 /** The columns of every configured quest, learned from the header of a small export of each. */
