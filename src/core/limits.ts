@@ -60,6 +60,13 @@ export const LIMITS = {
     timeouts: 2,
     /** A piece shorter than this is not split further. */
     minSplitMs: 2,
+    /**
+     * Time a window's downloads may go without a new row, summed over its cut-offs, before its
+     * stream fails (at least twice request_timeout_seconds, so that two stalls are always retried).
+     */
+    stallMs: 5 * MINUTE_MS,
+    /** A window re-planned at a known density is cut into at most this many pieces. */
+    maxPartitions: 64,
   },
   /** api/client.ts: redirects a download may follow (to a CDN, say) before it must have arrived at the file. */
   downloadRedirects: 5,

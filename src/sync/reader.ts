@@ -1,22 +1,32 @@
+import {setMaxListeners} from 'events';
 import {AirbyteLogger} from 'faros-airbyte-cdk';
 
 import {findQuestInaccessible, RequestContext} from '../api/api-error';
+import {exportSettings} from '../api/client';
 import {QuestbackConfig, SEPARATORS} from '../core/config';
 import {Cancelled, connectorError, errorMessage, isAuthFailure} from '../core/errors';
+import {LIMITS} from '../core/limits';
 import {Runtime} from '../core/runtime';
 import {DAY_MS, formatUtcTimestamp} from '../core/time';
+import {QuestCheckpoints, StreamCheckpoints} from './checkpoints';
 import {Connection} from './connection';
 import {StreamRef, SyncOutput} from './output-port';
 import {QuestPlan, QuestSync} from './quest-sync';
 import {ExportSlots} from './scheduler';
 import {CONNECTOR_FIELDS, questIdFromStreamName} from './schema';
-import {cursorOf, densityOf} from './state';
+import {cursorOf, densityOf, exportFingerprint, perQuestState, recordedExportsOf} from './state';
 import {sinceForStartDate} from './windows';
 
 /** A stream of the configured catalog, as far as the reader needs it. */
 export interface ConfiguredStream {
-  stream: {name: string; namespace?: string | null; json_schema?: {properties?: Record<string, {title?: unknown}>}};
+  stream: {
+    name: string;
+    namespace?: string | null;
+    json_schema?: {properties?: Record<string, {title?: unknown}>};
+    source_defined_primary_key?: string[][];
+  };
   sync_mode: string;
+  primary_key?: string[][];
 }
 
 /** What a read needs from outside, wired by the source. */
@@ -35,6 +45,7 @@ export interface ReadContext {
 interface StreamPlan {
   ref: StreamRef;
   plan?: QuestPlan;
+  checkpoints?: QuestCheckpoints;
   /** Why the stream cannot be read at all. */
   error?: Error;
 }
@@ -56,7 +67,12 @@ export function checkCatalog(streams: readonly ConfiguredStream[]): void {
 }
 
 /** Where each stream starts and what its configured schema holds; a bad state fails the whole read here. */
-function planStream(ctx: ReadContext, configured: ConfiguredStream, states: ReadonlyMap<string, unknown>): StreamPlan {
+function planStream(
+  ctx: ReadContext,
+  configured: ConfiguredStream,
+  states: ReadonlyMap<string, unknown>,
+  out: SyncOutput
+): StreamPlan {
   const {config, logger} = ctx;
   const ref: StreamRef = {
     name: configured.stream.name,
@@ -94,6 +110,8 @@ function planStream(ctx: ReadContext, configured: ConfiguredStream, states: Read
       `Stream ${ref.name}: re-reading the ${config.lookback_days} day(s) before the cursor for late answers (lookback_days).`
     );
   }
+  const density = incremental ? densityOf(streamState) : undefined;
+  const primaryKey = (configured.primary_key ?? configured.stream.source_defined_primary_key)?.[0]?.[0];
   return {
     ref,
     plan: {
@@ -101,11 +119,16 @@ function planStream(ctx: ReadContext, configured: ConfiguredStream, states: Read
       stream: ref,
       configuredNames: new Set(names),
       configuredTitles: new Set(titles),
+      ...(primaryKey !== undefined ? {primaryKey} : {}),
       from,
-      cursor,
       end: ctx.syncEnd,
-      density: incremental ? densityOf(streamState) : undefined,
+      density,
     },
+    checkpoints: new StreamCheckpoints(out, ref, perQuestState).quest(questId, {
+      cursor,
+      ...(density ? {density} : {}),
+      exports: incremental ? recordedExportsOf(streamState) : [],
+    }),
   };
 }
 
@@ -124,7 +147,7 @@ export async function readStreams(
 ): Promise<boolean> {
   const {config, logger, runtime} = ctx;
   checkCatalog(catalog);
-  const plans = catalog.map((configured) => planStream(ctx, configured, states));
+  const plans = catalog.map((configured) => planStream(ctx, configured, states, out));
   const byQuest = new Map(plans.filter((p) => p.plan).map((p) => [p.plan?.questId as string, p.ref]));
   const connection = ctx.connect((request, waitMs, resetAt) => {
     const ref = request?.questId ? byQuest.get(request.questId) : undefined;
@@ -134,15 +157,19 @@ export async function readStreams(
   });
   const slots = new ExportSlots(config.max_concurrent_exports);
   const stopAll = new AbortController();
+  // Every quest's sync listens for the stop: as many listeners as quests is the design, not a leak.
+  setMaxListeners(0, stopAll.signal);
   const onStop = (): void => stopAll.abort(new Cancelled('the read was stopped'));
   ctx.signal.addEventListener('abort', onStop, {once: true});
   let authError: Error | undefined;
   let ok = true;
+  const inaccessible: string[] = [];
+  const fingerprint = exportFingerprint(config.api_url, exportSettings(config));
 
   for (const p of plans) out.status(p.ref, 'STARTED');
   const runOne = async (p: StreamPlan): Promise<void> => {
     try {
-      if (p.error || !p.plan) throw p.error;
+      if (p.error || !p.plan || !p.checkpoints) throw p.error;
       out.status(p.ref, 'RUNNING');
       logger.info(
         `Stream ${p.ref.name}: reading from ${formatUtcTimestamp(p.plan.from)} to ${formatUtcTimestamp(p.plan.end)}`
@@ -159,10 +186,13 @@ export async function readStreams(
             maxSpanMs: config.window_days ? config.window_days * DAY_MS : undefined,
           },
           exportTimeoutMs: config.export_timeout_minutes * 60_000,
+          stallBudgetMs: Math.max(LIMITS.window.stallMs, 2 * config.request_timeout_seconds * 1000),
+          fingerprint,
           csv: {separator: SEPARATORS[config.field_separator], acceptStrayQuotes: config.accept_stray_quotes},
           columnNames: config.column_names,
         },
         p.plan,
+        p.checkpoints,
         stopAll.signal
       );
       const records = await sync.run();
@@ -175,6 +205,7 @@ export async function readStreams(
         if (!authError && isAuthFailure(error)) authError = error;
         if (!stopAll.signal.aborted) stopAll.abort(new Cancelled('the credentials failed'));
       } else if (findQuestInaccessible(error) && config.skip_inaccessible_quests) {
+        inaccessible.push(`${p.ref.name}: ${errorMessage(error)}`);
         logger.warn(
           `Stream ${p.ref.name} skipped: ${errorMessage(error)} (skip_inaccessible_quests is on, so the other quests sync and the sync succeeds; this stream's state does not move).`
         );
@@ -196,5 +227,16 @@ export async function readStreams(
     return false;
   }
   if (ctx.signal.aborted) return false;
+  if (plans.length > 0 && inaccessible.length === plans.length) {
+    // A login whose access was withdrawn must not pass as a successful sync with no data.
+    await out.error(
+      connectorError(
+        'config_error',
+        `None of the ${plans.length} configured quest(s) could be read, so this sync read nothing (skip_inaccessible_quests skips some quests, not all): ${inaccessible.slice(0, 3).join('; ')}${inaccessible.length > 3 ? '; ...' : ''}. Check that the API login still has access to the quests (ask your Questback account owner), and the quest ids.`,
+        {quests: inaccessible.length}
+      )
+    );
+    return false;
+  }
   return ok;
 }

@@ -1,5 +1,9 @@
+import {createHash} from 'crypto';
+
+import {ExportSettings} from '../api/client';
 import {connectorError} from '../core/errors';
 import {formatUtcTimestamp, parseUtcTimestamp} from '../core/time';
+import {QuestProgress, RecordedExport, StateCodec} from './checkpoints';
 import {CURSOR_FIELD} from './schema';
 import {DensityHint} from './sizing';
 
@@ -13,10 +17,51 @@ export interface QuestState {
   cursor: string;
   cursor_field: string[];
   density?: DensityHint;
+  /** Exports created past the cursor and not yet read whole: a later attempt re-uses them while they last. */
+  exports?: ExportState[];
 }
 
-export function questState(cursorMs: number, density?: DensityHint): QuestState {
-  return {cursor: formatUtcTimestamp(cursorMs), cursor_field: [CURSOR_FIELD], ...(density ? {density} : {})};
+interface ExportState {
+  export_id: string;
+  since: string;
+  until: string;
+  settings: string;
+}
+
+export function questState(progress: QuestProgress): QuestState {
+  const {cursor, density, exports} = progress;
+  return {
+    cursor: formatUtcTimestamp(cursor),
+    cursor_field: [CURSOR_FIELD],
+    ...(density ? {density} : {}),
+    ...(exports.length
+      ? {
+          exports: exports.map((e) => ({
+            export_id: e.exportId,
+            since: formatUtcTimestamp(e.window.since),
+            until: formatUtcTimestamp(e.window.until),
+            settings: e.fingerprint,
+          })),
+        }
+      : {}),
+  };
+}
+
+/** One stream per quest: the stream state is the quest's. */
+export const perQuestState: StateCodec = (quests) => {
+  const [only] = quests.values();
+  return questState(only);
+};
+
+/**
+ * A short digest of what makes an export's file what it is (the API address and the export
+ * settings): an export recorded with another digest was made with other settings and is not re-used.
+ */
+export function exportFingerprint(apiUrl: string, settings: ExportSettings): string {
+  return createHash('sha256')
+    .update(JSON.stringify([apiUrl, settings]))
+    .digest('base64url')
+    .slice(0, 16);
 }
 
 function invalid(message: string): never {
@@ -81,4 +126,22 @@ export function densityOf(streamState: unknown): DensityHint | undefined {
     rows_per_day: rows,
     ...(typeof bytes === 'number' && Number.isFinite(bytes) && bytes > 0 ? {bytes_per_row: bytes} : {}),
   };
+}
+
+/**
+ * The exports a stream's state records past its cursor, in window order. Anything malformed is
+ * left out (the window is then exported anew): a recorded export is an optimisation, never a must.
+ */
+export function recordedExportsOf(streamState: unknown): RecordedExport[] {
+  const list = (streamState as {exports?: unknown} | undefined)?.exports;
+  if (!Array.isArray(list)) return [];
+  const found: RecordedExport[] = [];
+  for (const item of list as Partial<ExportState>[]) {
+    const since = typeof item?.since === 'string' ? parseUtcTimestamp(item.since) : undefined;
+    const until = typeof item?.until === 'string' ? parseUtcTimestamp(item.until) : undefined;
+    if (typeof item?.export_id !== 'string' || !item.export_id || since === undefined || until === undefined) continue;
+    if (until <= since || typeof item.settings !== 'string') continue;
+    found.push({exportId: item.export_id, window: {since, until}, fingerprint: item.settings});
+  }
+  return found.sort((a, b) => a.window.since - b.window.since);
 }
