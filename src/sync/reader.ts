@@ -66,6 +66,33 @@ export function checkCatalog(streams: readonly ConfiguredStream[]): void {
   }
 }
 
+/** A state that names nothing this read knows is not silently dropped: everything it covered is read again. */
+function warnIgnoredState(
+  logger: AirbyteLogger,
+  catalog: readonly ConfiguredStream[],
+  states: ReadonlyMap<string, unknown> & {ignored?: readonly string[]}
+): void {
+  const names = new Set(catalog.map((c) => c.stream.name));
+  // A state for a stream deselected since is normal; one that matches no configured stream at all is not.
+  const matched = [...states.keys()].some((name) => names.has(name));
+  const strangers = matched ? [] : [...states.keys()];
+  const ignored = [
+    ...(states.ignored ?? []),
+    ...(strangers.length
+      ? [
+          `the state of ${strangers.length} stream(s) not in this connection's catalog (${strangers
+            .slice(0, 5)
+            .map((n) => JSON.stringify(n))
+            .join(', ')}${strangers.length > 5 ? ', ...' : ''})`,
+        ]
+      : []),
+  ];
+  if (!ignored.length) return;
+  logger.warn(
+    `The input state holds what this connector does not use, and it is ignored: ${ignored.join('; ')}. Streams without a state of their own are read from start_date. If this state came from another connector or an older setup, nothing is wrong; otherwise check the connection's state in Airbyte.`
+  );
+}
+
 /** Where each stream starts and what its configured schema holds; a bad state fails the whole read here. */
 function planStream(
   ctx: ReadContext,
@@ -142,11 +169,12 @@ function planStream(
 export async function readStreams(
   ctx: ReadContext,
   catalog: readonly ConfiguredStream[],
-  states: ReadonlyMap<string, unknown>,
+  states: ReadonlyMap<string, unknown> & {ignored?: readonly string[]},
   out: SyncOutput
 ): Promise<boolean> {
   const {config, logger, runtime} = ctx;
   checkCatalog(catalog);
+  warnIgnoredState(logger, catalog, states);
   const plans = catalog.map((configured) => planStream(ctx, configured, states, out));
   const byQuest = new Map(plans.filter((p) => p.plan).map((p) => [p.plan?.questId as string, p.ref]));
   const connection = ctx.connect((request, waitMs, resetAt) => {

@@ -71,22 +71,34 @@ function invalid(message: string): never {
   );
 }
 
+/** The state a read starts from: stream name -> stream state, and what of the input was ignored, for a warning. */
+export class StateInput extends Map<string, unknown> {
+  readonly ignored: string[] = [];
+}
+
 /**
  * Reads the state file into stream name -> stream state. Accepts the per-stream messages Airbyte
- * passes (an array of STREAM states) and the older name -> state object; rejects the compressed
- * or global forms with a message saying what to do.
+ * passes (an array of STREAM states, or one of them) and the older name -> state object. A GLOBAL
+ * or LEGACY state is not this connector's: it is ignored, and said so (everything is read again).
+ * The compressed form of older builds is rejected with a message saying what to do.
  */
-export function parseStateInput(raw: unknown): Map<string, unknown> {
-  const states = new Map<string, unknown>();
+export function parseStateInput(raw: unknown): StateInput {
+  const states = new StateInput();
   if (raw === undefined || raw === null) return states;
-  if (Array.isArray(raw)) {
-    for (const [i, message] of raw.entries()) {
+  const messages = Array.isArray(raw)
+    ? raw
+    : typeof raw === 'object' && typeof (raw as {type?: unknown}).type === 'string'
+      ? [raw]
+      : undefined;
+  if (messages) {
+    for (const [i, message] of messages.entries()) {
       const msg = (message ?? {}) as {
         type?: string;
         stream?: {stream_descriptor?: {name?: unknown}; stream_state?: unknown};
       };
       if (msg.type !== 'STREAM' && !(msg.type === undefined && msg.stream)) {
-        invalid(`entry ${i} has type ${JSON.stringify(msg.type)}; this connector keeps per-stream (STREAM) state.`);
+        states.ignored.push(`a ${String(msg.type)} state (entry ${i}; this connector keeps per-stream STREAM state)`);
+        continue;
       }
       const name = msg.stream?.stream_descriptor?.name;
       if (typeof name !== 'string') invalid(`entry ${i} has no stream_descriptor.name.`);
