@@ -273,6 +273,20 @@ describe('a quest read with adaptive windows (fake API, virtual clock)', () => {
     expect(rereads).toBeGreaterThan(40);
   });
 
+  test('a download that stalls every time fails its window once the stall budget is spent, not after every setback', async () => {
+    const from = NOW - 3 * DAY_MS;
+    const run = await readQuest(spread(200, from, NOW - 60_000), {
+      from,
+      targetRows: 100_000,
+      // Every download delivers some rows, then goes silent for two minutes and is cut off.
+      script: {cutAfter: (_e, _n, size) => Math.floor(size / 2), stallMs: () => 120_000},
+    });
+    expect(run.error?.message).toMatch(/went .* without a new row \(at most 5\.0 min are allowed\)/);
+    // The first download brings new rows; the next ones re-read them: three stalls spend the budget.
+    const downloads = run.api.exports.reduce((n, e) => n + e.downloads, 0);
+    expect(downloads).toBeLessThanOrEqual(4);
+  });
+
   test('a gone file (410) makes the export be created again', async () => {
     const from = NOW - 3 * DAY_MS;
     const times = spread(20, from, NOW - 60_000);
