@@ -21,6 +21,7 @@ import {ConnectorLogger, SecretScrubber} from './protocol/logger';
 import {MessageQueue} from './protocol/message-queue';
 import {MessageWriter} from './protocol/output';
 import {checkConnection, CheckResult} from './sync/check';
+import {COLUMNS_CURSOR, COLUMNS_KEY, COLUMNS_STREAM, columnsSchema} from './sync/columns-stream';
 import {connect, Environment} from './sync/connection';
 import {discoverQuests} from './sync/discover';
 import {SyncOutput} from './sync/output-port';
@@ -78,6 +79,30 @@ export class QuestStream extends AirbyteStreamBase {
   }
 }
 
+/** The map from every quest's columns to their header texts, as the kit sees a stream (read by the connector's reader). */
+export class ColumnsStream extends AirbyteStreamBase {
+  override get name(): string {
+    return COLUMNS_STREAM;
+  }
+
+  get primaryKey(): string[][] {
+    return COLUMNS_KEY;
+  }
+
+  override get cursorField(): string[] {
+    return [COLUMNS_CURSOR];
+  }
+
+  getJsonSchema(): JsonSchema {
+    return columnsSchema();
+  }
+
+  // eslint-disable-next-line require-yield
+  async *readRecords(): AsyncGenerator<Record<string, unknown>> {
+    throw new VError('Stream %s is read through QuestbackSource.read (the connector reader).', this.name);
+  }
+}
+
 /**
  * The source as the Faros kit knows it: a thin adapter between the kit's entry points and the
  * connector's parts (check, discover and the reader in src/sync, the protocol in src/protocol).
@@ -108,10 +133,10 @@ export class QuestbackSource extends AirbyteSourceBase<QuestbackConfig> {
   }
 
   streams(config: QuestbackConfig): AirbyteStreamBase[] {
-    return config.quest_ids.map((id) => new QuestStream(this.logger, id, []));
+    return [...config.quest_ids.map((id) => new QuestStream(this.logger, id, [])), new ColumnsStream(this.logger)];
   }
 
-  /** One stream per quest, with the columns of a small export of each. */
+  /** One stream per quest, with the columns of a small export of each, and the columns stream. */
   override async discover(config: QuestbackConfig): Promise<AirbyteCatalogMessage> {
     const quests = await discoverQuests({
       config,
@@ -121,7 +146,10 @@ export class QuestbackSource extends AirbyteSourceBase<QuestbackConfig> {
       end: this.syncEnd(config),
     });
     return new AirbyteCatalogMessage({
-      streams: quests.map((q) => new QuestStream(this.logger, q.questId, q.columns).asAirbyteStream()),
+      streams: [
+        ...quests.map((q) => new QuestStream(this.logger, q.questId, q.columns).asAirbyteStream()),
+        new ColumnsStream(this.logger).asAirbyteStream(),
+      ],
     });
   }
 

@@ -3,7 +3,7 @@ import VError from 'verror';
 import {errorContext, errorMessage, failureTypeOf} from '../core/errors';
 import {Runtime} from '../core/runtime';
 import {RowWriter, StreamRef, StreamStatus, SyncOutput} from '../sync/output-port';
-import {errorTrace, rateLimitedReason, streamState, streamStatus} from './messages';
+import {errorTrace, rateLimitedReason, recordMessage, streamState, streamStatus} from './messages';
 import {MessageWriter} from './output';
 import {RecordEncoder} from './record-encoder';
 
@@ -32,6 +32,11 @@ export class AirbyteOutput implements SyncOutput {
         return wait;
       },
     };
+  }
+
+  async records(stream: StreamRef, data: readonly object[]): Promise<void> {
+    const at = this.runtime.now();
+    for (const d of data) await this.writer.writeLine(JSON.stringify(recordMessage(stream, d, at)));
   }
 
   state(stream: StreamRef, state: object, recordCount: number): Promise<void> {

@@ -1,3 +1,4 @@
+import {setMaxListeners} from 'events';
 import {AirbyteLogger} from 'faros-airbyte-cdk';
 
 import {ExportApi} from '../api/client';
@@ -33,6 +34,8 @@ export interface QuestSyncContext {
   columnNames: ColumnNames;
   /** The digest of the export settings (state.ts exportFingerprint): recorded exports made with others are not re-used. */
   fingerprint: string;
+  /** Every header of the quest's files, as they are met. */
+  onHeader?(header: string[]): void;
 }
 
 /** One quest's part of a read, decided before any request. */
@@ -314,6 +317,8 @@ export class QuestSync {
    */
   private start(piece: Piece, priority: Priority): void {
     this.pieces.add(piece);
+    // Each piece's work (slot, poll, download) listens on the quest's signal, and the file being read one more.
+    setMaxListeners(Math.max(10, this.pieces.size + 1), this.abort.signal);
     const signal = this.abort.signal;
     const job: JobContext = {
       api: this.ctx.api,
@@ -410,6 +415,7 @@ export class QuestSync {
     }
     for (const c of columns) this.seenNames.add(c.name);
     this.columns = columns;
+    this.ctx.onHeader?.(header);
     const key = responseIdColumn(columns);
     return key === undefined ? -1 : columns.findIndex((c) => c.name === key);
   }

@@ -208,6 +208,7 @@ export function recordingOutput(): SyncOutput & {recorded: Recorded} {
         return undefined;
       },
     }),
+    records: async (stream, data) => void rowsOf(stream).push(...data.map((d) => Object.values(d).map(String))),
     state: async (stream, state, recordCount) => {
       recorded.states.push({
         stream: stream.name,
