@@ -1,4 +1,5 @@
 import {connectorError} from './errors';
+import {SecretScrubber} from './secrets';
 import {DAY_MS, parseUtcTimestamp} from './time';
 
 export type ColumnNames = 'warehouse' | 'survey';
@@ -169,16 +170,18 @@ function isIntIn(min: number, max: number) {
  */
 function baseUrl(reader: Reader, key: 'api_url' | 'auth_url', warnings: string[]): string {
   const value = optional(reader, key, DEFAULTS[key], isString, 'a URL');
+  // Echoed without anything that may be credentials: user info ("user:pass@") is cut.
+  const shown = withoutUserInfo(value);
   let url: URL;
   try {
     url = new URL(value.trim());
   } catch {
-    return fail(`'${key}' is not a valid URL: ${JSON.stringify(value)}. Use the base address, e.g. ${DEFAULTS[key]}.`);
+    return fail(`'${key}' is not a valid URL: ${JSON.stringify(shown)}. Use the base address, e.g. ${DEFAULTS[key]}.`);
   }
   if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
-    fail(`'${key}' must use https:// (plain http:// is accepted for localhost only, for testing): ${value}.`);
+    fail(`'${key}' must use https:// (plain http:// is accepted for localhost only, for testing): ${shown}.`);
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') fail(`'${key}' must be an https:// URL: ${value}.`);
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') fail(`'${key}' must be an https:// URL: ${shown}.`);
   if (url.search || url.hash || url.username || url.password) {
     fail(`'${key}' must be a plain base URL without credentials, query or fragment, e.g. ${DEFAULTS[key]}.`);
   }
@@ -255,8 +258,33 @@ export interface ParsedConfig {
   warnings: string[];
 }
 
-/** Validates the raw config file and applies defaults; throws a config_error naming the field and what to do. */
+/** A URL setting as a message may show it: everything up to its last '@' (user info, a password with '/') is cut. */
+function withoutUserInfo(value: string): string {
+  return value.replace(/^([^@]*?\/\/)?.*@/s, (_, scheme: string | undefined) => `${scheme ?? ''}…@`);
+}
+
+/**
+ * Validates the raw config file and applies defaults; throws a config_error naming the field and what
+ * to do. Its messages never carry the client secret, in any form, even when it was pasted into
+ * another setting and validation fails before the secret is known to the output's scrubber.
+ */
 export function parseConfig(input: unknown, nowMs: number): ParsedConfig {
+  try {
+    return parseValidated(input, nowMs);
+  } catch (err) {
+    const raw = (input ?? {}) as Record<string, unknown>;
+    const scrubber = new SecretScrubber();
+    for (const secret of [raw.client_secret, String(raw.client_secret ?? '').trim()]) {
+      if (typeof secret === 'string')
+        scrubber.add(secret, typeof raw.client_id === 'string' ? raw.client_id : undefined);
+    }
+    const message = err instanceof Error ? err.message : String(err);
+    // A new error: the stack trace of the first would carry the message as it was.
+    throw connectorError('config_error', scrubber.scrub(message));
+  }
+}
+
+function parseValidated(input: unknown, nowMs: number): ParsedConfig {
   if (!input || typeof input !== 'object' || Array.isArray(input)) fail('the config must be a JSON object.');
   const raw = input as Record<string, unknown>;
   const known = new Set<string>(KNOWN_OPTIONS);

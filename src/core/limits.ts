@@ -68,6 +68,13 @@ export const LIMITS = {
     /** A window re-planned at a known density is cut into at most this many pieces. */
     maxPartitions: 64,
   },
+  /**
+   * api/download.ts: the floor on a download's progress. The idle timeout (request_timeout_seconds)
+   * is reset by every byte, so a body trickling one byte a minute would hold a sync for ever: a
+   * download must also bring minBytes of wire data in every span of waiting, where the span is this
+   * many idle timeouts (4 min at the default of 120 s). Time the consumer spends on the rows does not count.
+   */
+  downloadProgress: {spanIdleTimeouts: 2, minBytes: 64 * 1024},
   /** api/client.ts: redirects a download may follow (to a CDN, say) before it must have arrived at the file. */
   downloadRedirects: 5,
   /** sync/discover.ts: exports of one sample window tried before discover fails. */
