@@ -2,6 +2,11 @@ import {connectorError} from './errors';
 import {SecretScrubber} from './secrets';
 import {DAY_MS, parseUtcTimestamp} from './time';
 
+/**
+ * "warehouse" (default): names made from each header text alone (sync/column-names.ts), stable across
+ * survey edits. "survey": the header texts as they are; long texts sharing their first 63 characters
+ * clash in Postgres, which can fail Airbyte's Postgres destination.
+ */
 export type ColumnNames = 'warehouse' | 'survey';
 
 /** The user's settings after defaults were applied and everything was validated. */

@@ -37,19 +37,23 @@ export function recordColumns(header: readonly string[], mode: ColumnNames): Col
   return header.map((title, i) => ({name: names[i], title}));
 }
 
-const TIMESTAMP_NAME =
-  /^(created|created at|creation date|completed|completed at|started|started at|submitted|submitted at|last modified|modified)$/i;
+/** The export's response creation time, the time its `since`/`until` filter compares. */
+const CREATED = /^created$/i;
 
 /**
- * Marks as date-time the response timestamp columns (`Created` and the like) whose sampled values
- * are all ISO 8601 UTC timestamps. With no sample value the column stays a string: a guessed type
- * would make a destination null every value of another format.
+ * Types the columns. A column's type must not depend on whether the quest had responses when
+ * discover ran: a type that changes on a schema refresh is a breaking change in Airbyte. So the
+ * header decides: `Created` (any case), the creation time, is date-time also for an empty sample;
+ * every other column is a nullable string, since nothing else is certain (other timestamp-like
+ * headers are not documented). The one exception protects the data: a sampled `Created` value that
+ * is not an ISO 8601 UTC timestamp keeps the column a string, as a destination would null every
+ * such value of a date-time column.
  */
 export function typeColumns(columns: Column[], sample: readonly string[][]): Column[] {
   return columns.map((column, i) => {
-    const values = sample.map((row) => row[i]).filter((v) => v !== undefined && v !== '');
-    const timestamps = values.length > 0 && values.every((v) => parseUtcTimestamp(v) !== undefined);
-    return TIMESTAMP_NAME.test(column.title.trim()) && timestamps ? {...column, format: 'date-time'} : column;
+    if (!CREATED.test(column.title.trim())) return column;
+    const contradicted = sample.some((row) => row[i] && parseUtcTimestamp(row[i]) === undefined);
+    return contradicted ? column : {...column, format: 'date-time'};
   });
 }
 
