@@ -26,12 +26,12 @@ const MISSING = 'f0f0f0f0-0000-4000-8000-000000000002';
 /**
  * "Fails within a few seconds": what cannot heal is not retried. Asserted on the waits the connector
  * announces (every retry is logged), not on wall time: the 12 cases start bin/main side by side, about
- * 1 s each on an idle 2-core machine and 5-8 s with other work running. The wall bound only asks
- * whether it hung: half the check's own deadline.
+ * 1 s each on an idle 2-core machine, 5-8 s with other work running, 25 s at a load average of 34.
+ * The wall bound only asks whether it hung: the check's own deadline.
  */
 function expectPrompt(result: RunResult & {ms: number}): void {
   expect(announcedWaits(result.messages)).toEqual([]);
-  expect(result.ms).toBeLessThan(LIMITS.check.deadlineMs / 2);
+  expect(result.ms).toBeLessThan(LIMITS.check.deadlineMs);
 }
 
 interface Setup {

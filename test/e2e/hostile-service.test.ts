@@ -75,6 +75,16 @@ function stallMidRow(ctx: Ctx): void {
   ctx.stall(200, {'Content-Type': 'text/csv', 'Content-Length': Buffer.byteLength(csv, 'utf8')}, part);
 }
 
+/**
+ * No export was downloaded twice. An export may have no download at all: on a busy machine a create
+ * can time out at the client after the server made it, and the connector creates another.
+ */
+function expectEachExportDownloadedOnce(server: HostileServer): void {
+  const downloads = server.jobs.map((j) => j.downloads);
+  expect(downloads.filter((n) => n > 1)).toEqual([]);
+  expect(downloads).toContain(1);
+}
+
 describe('hostile service', () => {
   test.concurrent(
     'a. a download that stalls mid-row on every attempt (Content-Length announced, socket kept open) fails the stream as transient',
@@ -305,7 +315,7 @@ describe('hostile service', () => {
         const run = await runHostile(server, 'read', {killAfterMs: KILL_MS});
         expectOutcome(run, server, {code: 0, maxSeconds: HANG_S, ok: [Q]});
         expect(records(run.messages)).toHaveLength(2);
-        expect(server.jobs.map((j) => j.downloads)).toEqual(server.jobs.map(() => 1));
+        expectEachExportDownloadedOnce(server);
       });
     },
     TEST_MS
@@ -322,7 +332,7 @@ describe('hostile service', () => {
         expectOutcome(run, server, {code: 0, maxSeconds: HANG_S, ok: [Q]});
         expect(records(run.messages)).toHaveLength(0);
         expect(server.jobs.length).toBeGreaterThan(0);
-        expect(server.jobs.map((j) => j.downloads)).toEqual(server.jobs.map(() => 1));
+        expectEachExportDownloadedOnce(server);
         expect(server.requestsOf('download')).toHaveLength(server.jobs.length);
       });
     },
