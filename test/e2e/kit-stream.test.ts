@@ -39,7 +39,7 @@ describe("the kit's entry points", () => {
     } finally {
       await sim.close();
     }
-  }, 30_000);
+  });
 
   test('a consumer that stops early stops the read: no export is polled any more', async () => {
     const ids = [ID, 'eeeeeeee-0000-4000-8000-000000000002'];
@@ -75,7 +75,7 @@ describe("the kit's entry points", () => {
     } finally {
       await sim.close();
     }
-  }, 30_000);
+  });
 
   test("the kit's per-record interface says plainly that reads run through the connector reader", async () => {
     const stream = new QuestStream(quietLogger(), ID, []);
