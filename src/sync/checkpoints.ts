@@ -24,13 +24,18 @@ export type StateCodec = (quests: ReadonlyMap<string, QuestProgress>) => object;
 
 /**
  * The one owner of a stream's checkpoints: its quests' progress, the records emitted since the last
- * STATE, and the STATE messages. A STATE is taken whole at the moment it is asked for (progress and
- * count together, before anything is awaited), so its count is exactly the stream's records
- * written between it and the previous STATE, whatever else runs meanwhile.
+ * STATE, the STATE messages, and the rule that keeps them exactly once:
+ * - a STATE commits every record of the stream written before it, so windows of the stream are read
+ *   one at a time (`reading`): a STATE at a window's end commits that window's rows and no other's;
+ * - a STATE within a window (an export was created, a density learned) is written only while the
+ *   stream has no record since the last STATE; otherwise what it carries goes out with the next one.
+ * A STATE is taken whole at the moment it is asked for (progress and count together, before
+ * anything is awaited), so its count is exactly the stream's records written since the previous STATE.
  */
 export class StreamCheckpoints {
   private readonly quests = new Map<string, QuestProgress>();
   private sinceState = 0;
+  private reader: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly output: SyncOutput,
@@ -44,6 +49,11 @@ export class StreamCheckpoints {
     return new QuestCheckpoints(this, start);
   }
 
+  /** No record was written since the last STATE. */
+  get clean(): boolean {
+    return this.sinceState === 0;
+  }
+
   /** Records written to the stream; counted into the next STATE. */
   counted(records: number): void {
     this.sinceState += records;
@@ -54,6 +64,20 @@ export class StreamCheckpoints {
     const count = this.sinceState;
     this.sinceState = 0;
     return this.output.state(this.stream, this.codec(this.quests), count);
+  }
+
+  /** Writes a STATE now if no record came since the last one (see the class comment); else the next STATE carries it. */
+  commitIfClean(): Promise<void> {
+    return this.sinceState === 0 ? this.commit() : Promise.resolve();
+  }
+
+  /** Waits for the stream's window reader turn; the returned function ends it. */
+  async reading(): Promise<() => void> {
+    const previous = this.reader;
+    let done: () => void = () => undefined;
+    this.reader = new Promise<void>((resolve) => (done = resolve));
+    await previous;
+    return done;
   }
 }
 
@@ -100,5 +124,17 @@ export class QuestCheckpoints {
 
   commit(): Promise<void> {
     return this.owner.commit();
+  }
+
+  commitIfClean(): Promise<void> {
+    return this.owner.commitIfClean();
+  }
+
+  reading(): Promise<() => void> {
+    return this.owner.reading();
+  }
+
+  get clean(): boolean {
+    return this.owner.clean;
   }
 }

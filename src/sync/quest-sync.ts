@@ -162,82 +162,112 @@ export class QuestSync {
     }
   }
 
-  /** Exports and reads every piece of one planned window, in order, acting on setbacks as the policy decides. */
+  /**
+   * Exports and reads every piece of one planned window, in order, acting on setbacks as the policy
+   * decides. Windows of a stream are read one at a time (see StreamCheckpoints): the turn is taken
+   * for a file and kept while the window has rows no STATE has committed yet, across its setbacks.
+   * The head piece never needs a new export slot while it holds the turn (a recreated export keeps
+   * its slot, a split hands it to the first half), so a turn never waits for a slot others hold.
+   */
   private async readWindow(w: PlannedWindow, planAhead: () => void): Promise<void> {
     const {questId} = this.plan;
-    while (w.pieces.length > 0) {
-      const piece = w.pieces[0];
-      if (!piece.job) this.start(piece, Priority.Needed);
-      if (piece.prioritize?.()) {
-        this.ctx.logger.info(
-          `Quest ${questId}: waiting for a free export slot for ${describeWindow(piece.window)}: all ${this.ctx.slots.limit} (max_concurrent_exports) are held by exports being generated or read.`
-        );
-      }
-      piece.result ??= await piece.job;
-      const result = piece.result as JobResult;
-      if (result.kind !== 'ready') {
-        await this.act(w, piece, result);
-        continue;
-      }
-      const where = `window ${describeWindow(piece.window)}`;
-      let writer: RowWriter | undefined;
-      const outcome: ReadOutcome = await readExportFile(
-        {
-          api: this.ctx.api,
-          logger: this.ctx.logger,
-          csv: this.ctx.csv,
-          knownTitles: this.plan.configuredTitles,
-          signal: this.abort.signal,
-          now: () => this.ctx.runtime.now(),
-        },
-        {questId, exportId: result.exportId, url: result.downloadUrl, where},
-        w.files,
-        {
-          begin: (header) => this.begin(header),
-          rows: (rows) => {
-            writer ??= this.ctx.output.rowWriter(this.plan.stream, this.columnNames(), this.constants(piece.window));
-            this.total += rows.length;
-            const written = writer.write(rows);
-            this.checkpoints.counted(rows.length);
-            if (!this.stateDue) return written;
-            this.stateDue = false;
-            return Promise.all([written, this.checkpoints.commit()]).then(() => undefined);
-          },
-          estimate: (rows) => this.estimated(piece, rows, result.generationMs, planAhead),
+    let endTurn: (() => void) | undefined;
+    try {
+      while (w.pieces.length > 0) {
+        const piece = w.pieces[0];
+        if (!piece.job) this.start(piece, Priority.Needed);
+        if (piece.prioritize?.()) {
+          this.ctx.logger.info(
+            `Quest ${questId}: waiting for a free export slot for ${describeWindow(piece.window)}: all ${this.ctx.slots.limit} (max_concurrent_exports) are held by exports being generated or read.`
+          );
         }
-      );
-      if (outcome.kind === 'gone') {
-        await this.act(w, piece, {kind: 'gone', exportId: result.exportId, httpStatus: outcome.httpStatus});
-        continue;
+        piece.result ??= await piece.job;
+        const result = piece.result as JobResult;
+        if (result.kind !== 'ready') {
+          await this.act(w, piece, result);
+          continue;
+        }
+        endTurn ??= await this.checkpoints.reading();
+        await this.readPiece(w, piece, result, planAhead);
+        if (this.checkpoints.clean) {
+          endTurn();
+          endTurn = undefined;
+        }
       }
-      if (outcome.kind === 'cut-off') {
-        w.budget.stalledMs += outcome.stalledMs;
-        await this.act(w, piece, {kind: 'cut-off', exportId: result.exportId, reason: outcome.reason});
-        continue;
-      }
-      this.ctx.logger.info(
-        `Quest ${questId}: ${where} done, ${outcome.emitted} rows emitted${outcome.skipped ? ` (${outcome.skipped} more were emitted from an earlier file of this window)` : ''}, ${(outcome.bytes / 1048576).toFixed(1)} MB downloaded`
-      );
-      this.sizer.observe({
-        window: piece.window,
-        rows: outcome.rows,
-        bytes: outcome.bytes,
-        ...(piece.reuse ? {} : {generationMs: result.generationMs}),
-      });
-      this.finish(piece);
-      w.pieces.shift();
-      this.checkpoints.exportDropped(result.exportId);
-      this.checkpoints.advance(piece.window.until);
-      this.checkpoints.setDensity(this.sizer.hint());
-      await this.checkpoints.commit();
+    } finally {
+      endTurn?.();
     }
+  }
+
+  /** Reads the ready file of the piece at the head of the window, then checkpoints it, or acts on its setback. */
+  private async readPiece(
+    w: PlannedWindow,
+    piece: Piece,
+    result: Extract<JobResult, {kind: 'ready'}>,
+    planAhead: () => void
+  ): Promise<void> {
+    const {questId} = this.plan;
+    const where = `window ${describeWindow(piece.window)}`;
+    let writer: RowWriter | undefined;
+    const outcome: ReadOutcome = await readExportFile(
+      {
+        api: this.ctx.api,
+        logger: this.ctx.logger,
+        csv: this.ctx.csv,
+        knownTitles: this.plan.configuredTitles,
+        signal: this.abort.signal,
+        now: () => this.ctx.runtime.now(),
+      },
+      {questId, exportId: result.exportId, url: result.downloadUrl, where},
+      w.files,
+      {
+        begin: (header) => this.begin(header),
+        rows: (rows) => {
+          writer ??= this.ctx.output.rowWriter(this.plan.stream, this.columnNames(), this.constants(piece.window));
+          const write = (): Promise<void> | undefined => {
+            this.total += rows.length;
+            this.checkpoints.counted(rows.length);
+            return writer?.write(rows);
+          };
+          if (!this.stateDue) return write();
+          // The density of a file far above the target goes out before its rows, if the stream allows it now.
+          this.stateDue = false;
+          return this.checkpoints.commitIfClean().then(write);
+        },
+        estimate: (rows) => this.estimated(piece, rows, result.generationMs, planAhead),
+      }
+    );
+    if (outcome.kind === 'gone') {
+      await this.act(w, piece, {kind: 'gone', exportId: result.exportId, httpStatus: outcome.httpStatus});
+      return;
+    }
+    if (outcome.kind === 'cut-off') {
+      w.budget.stalledMs += outcome.stalledMs;
+      await this.act(w, piece, {kind: 'cut-off', exportId: result.exportId, reason: outcome.reason});
+      return;
+    }
+    this.ctx.logger.info(
+      `Quest ${questId}: ${where} done, ${outcome.emitted} rows emitted${outcome.skipped ? ` (${outcome.skipped} more were emitted from an earlier file of this window)` : ''}, ${(outcome.bytes / 1048576).toFixed(1)} MB downloaded`
+    );
+    this.sizer.observe({
+      window: piece.window,
+      rows: outcome.rows,
+      bytes: outcome.bytes,
+      ...(piece.reuse ? {} : {generationMs: result.generationMs}),
+    });
+    this.finish(piece);
+    w.pieces.shift();
+    this.checkpoints.exportDropped(result.exportId);
+    this.checkpoints.advance(piece.window.until);
+    this.checkpoints.setDensity(this.sizer.hint());
+    await this.checkpoints.commit();
   }
 
   /**
    * The size of the file being read is known: the next windows can be planned while it is read. A
    * file far above the target is still read whole (it is generated already; another export of the
-   * same rows would cost as much again), but its density goes into a STATE with its next rows, so
-   * that a retry after a failure sizes its windows right.
+   * same rows would cost as much again), but its density goes into a STATE before its rows, so that
+   * a retry after a failure sizes its windows right.
    */
   private estimated(piece: Piece, rows: number, generationMs: number, planAhead: () => void): void {
     this.sizer.observe({
@@ -270,8 +300,10 @@ export class QuestSync {
       this.checkpoints.exportDropped(setback.exportId);
       const pieces = this.sizer.partition(piece.window).map((window) => newPiece(window));
       w.pieces.splice(0, 1, ...pieces);
+      pieces[0].slot = piece.slot;
+      piece.slot = undefined;
       this.finish(piece);
-      await this.checkpoints.commit();
+      await this.checkpoints.commitIfClean();
       return;
     }
     const decision = decide(setback, piece.record, w.budget, this.ctx.stallBudgetMs);
@@ -296,10 +328,12 @@ export class QuestSync {
           `Quest ${questId}: ${what}; splitting ${describeWindow(piece.window)} into ${describeWindow(halves[0].window)} and ${describeWindow(halves[1].window)}.`
         );
         w.pieces.splice(0, 1, ...halves);
-        // The halves ask for their slots before the whole gives its slot back, so the first half gets it.
+        // The first half takes over the whole's slot: the head of a window never waits for a new one.
+        halves[0].slot = piece.slot;
+        piece.slot = undefined;
+        this.finish(piece);
         this.start(halves[0], Priority.Needed);
         this.start(halves[1], Priority.Ahead);
-        this.finish(piece);
         return;
       }
       case 'fail':
@@ -346,7 +380,7 @@ export class QuestSync {
         window: piece.window,
         fingerprint: this.ctx.fingerprint,
       });
-      await this.checkpoints.commit();
+      await this.checkpoints.commitIfClean();
       return awaitExport(job, handle, signal);
     })();
     // Awaited when the piece is read; until then a failure must not count as unhandled.
