@@ -9,6 +9,12 @@ import {DAY_MS, parseUtcTimestamp} from './time';
  */
 export type ColumnNames = 'warehouse' | 'survey';
 
+/**
+ * "per_quest" (default): a stream per quest, each answer column its own field. "combined": one
+ * stream `responses` for every quest, the answers in one object keyed by their header texts.
+ */
+export type StreamLayout = 'per_quest' | 'combined';
+
 /** The user's settings after defaults were applied and everything was validated. */
 export interface QuestbackConfig {
   client_id: string;
@@ -27,6 +33,7 @@ export interface QuestbackConfig {
   export_timeout_minutes: number;
   request_timeout_seconds: number;
   column_names: ColumnNames;
+  stream_layout: StreamLayout;
   skip_inaccessible_quests: boolean;
   accept_stray_quotes: boolean;
   value_type: string;
@@ -47,6 +54,7 @@ export const DEFAULTS = {
   export_timeout_minutes: 60,
   request_timeout_seconds: 120,
   column_names: 'warehouse',
+  stream_layout: 'per_quest',
   skip_inaccessible_quests: false,
   accept_stray_quotes: false,
   value_type: 'ORDER_NUMBER',
@@ -76,6 +84,7 @@ export const KNOWN_OPTIONS = [
   'export_timeout_minutes',
   'request_timeout_seconds',
   'column_names',
+  'stream_layout',
   'skip_inaccessible_quests',
   'accept_stray_quotes',
   'value_type',
@@ -249,6 +258,14 @@ function enumValue(reader: Reader, key: 'value_type' | 'field_separator'): strin
   return value.trim();
 }
 
+function streamLayout(reader: Reader): StreamLayout {
+  const value = optional(reader, 'stream_layout', DEFAULTS.stream_layout, isString, 'a string');
+  if (value !== 'per_quest' && value !== 'combined') {
+    fail(`'stream_layout' must be "per_quest" or "combined", got ${JSON.stringify(value)}.`);
+  }
+  return value;
+}
+
 function columnNames(reader: Reader): ColumnNames {
   const value = optional(reader, 'column_names', DEFAULTS.column_names, isString, 'a string');
   if (value !== 'warehouse' && value !== 'survey') {
@@ -366,6 +383,7 @@ function parseValidated(input: unknown, nowMs: number): ParsedConfig {
       'a whole number of seconds from 1 to 3600'
     ),
     column_names: columnNames(reader),
+    stream_layout: streamLayout(reader),
     skip_inaccessible_quests: optional(
       reader,
       'skip_inaccessible_quests',

@@ -6,7 +6,7 @@ import {formatUtcTimestamp, parseUtcTimestamp} from '../core/time';
 import {probeHeader} from './header-probe';
 import {StreamRef} from './output-port';
 import {Priority} from './scheduler';
-import {JsonSchema, recordColumns} from './schema';
+import {answerKeys, JsonSchema, recordColumns} from './schema';
 import {cursorOf} from './state';
 import {ReadEnv, StreamDefinition, streamRef} from './streams';
 
@@ -113,7 +113,11 @@ export function columnRecords(
   seen: SeenColumns,
   seenAt: string
 ): ColumnRecord[] {
-  const names = recordColumns(header, config.column_names).map((c) => c.name);
+  // The column as the quest's records name it: a field of its own, or a key of the answers object.
+  const names =
+    config.stream_layout === 'combined'
+      ? answerKeys(header)
+      : recordColumns(header, config.column_names).map((c) => c.name);
   const parts = questionParts(header);
   const known = (seen[questId] ??= {});
   return header.map((text, i) => {

@@ -36,4 +36,3 @@ export async function discoverQuests(ctx: DiscoverContext): Promise<DiscoveredQu
     return {questId, columns};
   });
 }
-

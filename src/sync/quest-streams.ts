@@ -86,7 +86,7 @@ export const questStreams: StreamDefinition = {
   plan(ctx, configured, state, out) {
     const ref = streamRef(configured);
     const questId = questIdFromStreamName(ref.name);
-    if (!questId) return undefined;
+    if (!questId || ctx.config.stream_layout !== 'per_quest') return undefined;
     const incremental = configured.sync_mode === 'incremental';
     const {from, progress} = questStart(ctx, `Stream ${ref.name}`, state, incremental);
     const {names, titles} = configuredColumns(configured);
@@ -94,6 +94,7 @@ export const questStreams: StreamDefinition = {
     const plan: QuestPlan = {
       questId,
       stream: ref,
+      shape: 'columns',
       configuredNames: names,
       configuredTitles: titles,
       ...(primaryKey !== undefined ? {primaryKey} : {}),

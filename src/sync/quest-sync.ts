@@ -12,7 +12,17 @@ import {decide, describeSetback, PieceRecord, Setback, WindowBudget} from './exp
 import {awaitExport, createExport, JobContext, JobResult} from './export-job';
 import {RowWriter, StreamRef, SyncOutput} from './output-port';
 import {ExportSlots, Priority, Slot} from './scheduler';
-import {Column, CURSOR_FIELD, QUEST_ID_FIELD, recordColumns, responseIdColumn, WINDOW_START_FIELD} from './schema';
+import {
+  ANSWERS_FIELD,
+  answerKeys,
+  Column,
+  CURSOR_FIELD,
+  isResponseIdHeader,
+  QUEST_ID_FIELD,
+  recordColumns,
+  responseIdColumn,
+  WINDOW_START_FIELD,
+} from './schema';
 import {DensityHint, SizingOptions, WindowSizer} from './sizing';
 import {readExportFile, ReadOutcome, WindowFiles} from './window-reader';
 import {splitWindow} from './windows';
@@ -42,6 +52,8 @@ export interface QuestSyncContext {
 export interface QuestPlan {
   questId: string;
   stream: StreamRef;
+  /** What a row is written as: a field per column (per_quest), or an answers record (combined). */
+  shape: 'columns' | 'answers';
   /** Record field names of the configured schema, the connector's own left out. */
   configuredNames: ReadonlySet<string>;
   /** Header texts the configured schema knows (property titles, else names). */
@@ -97,6 +109,8 @@ export class QuestSync {
   /** The columns of the sync's first header, and the names of every column seen since. */
   private columns: Column[] | undefined;
   private readonly seenNames = new Set<string>();
+  /** The answers shape of the quest's header (combined layout). */
+  private answers: {keys: string[]; idIndex: number; createdIndex: number} | undefined;
   private total = 0;
   /** A STATE is due with the next rows (an export far above the target: its density must reach the state). */
   private stateDue = false;
@@ -223,7 +237,7 @@ export class QuestSync {
       {
         begin: (header) => this.begin(header),
         rows: (rows) => {
-          writer ??= this.ctx.output.rowWriter(this.plan.stream, this.columnNames(), this.constants(piece.window));
+          writer ??= this.rowWriter(piece.window);
           const write = (): Promise<void> | undefined => {
             this.total += rows.length;
             this.checkpoints.counted(rows.length);
@@ -418,8 +432,25 @@ export class QuestSync {
    * any row is emitted. Returns the index of the rows' identity for resume (-1: the whole row).
    */
   private begin(header: string[]): number {
-    const columns = recordColumns(header, this.ctx.columnNames);
     const {configuredNames, stream, primaryKey, questId} = this.plan;
+    if (this.plan.shape === 'answers') {
+      const idIndex = header.findIndex(isResponseIdHeader);
+      if (idIndex < 0) {
+        throw connectorError(
+          'config_error',
+          `Stream ${stream.name}: the export of quest ${questId} has no Response ID column, the key of the ${stream.name} stream, so its records would reach the warehouse without their key. Nothing of this window was emitted. Tell Questback support (quest ${questId}) that the export has no response id column, or remove the quest from quest_ids.`,
+          {questId, stream: stream.name, column: 'Response ID'}
+        );
+      }
+      this.answers = {
+        keys: answerKeys(header),
+        idIndex,
+        createdIndex: header.findIndex((h) => /^created$/i.test(h.trim())),
+      };
+      this.ctx.onHeader?.(header);
+      return idIndex;
+    }
+    const columns = recordColumns(header, this.ctx.columnNames);
     const missing = columns.filter((c) => !configuredNames.has(c.name));
     if (columns.length > 0 && missing.length === columns.length) {
       throw connectorError(
@@ -454,8 +485,39 @@ export class QuestSync {
     return key === undefined ? -1 : columns.findIndex((c) => c.name === key);
   }
 
-  private columnNames(): string[] {
-    return (this.columns ?? []).map((c) => c.name);
+  /** Where the rows of a window go, written as the plan's shape. */
+  private rowWriter(window: TimeWindow): RowWriter {
+    const {output} = this.ctx;
+    const {stream, questId} = this.plan;
+    const answers = this.answers;
+    if (this.plan.shape === 'columns' || !answers) {
+      return output.rowWriter(
+        stream,
+        (this.columns ?? []).map((c) => c.name),
+        this.constants(window)
+      );
+    }
+    const since = formatUtcTimestamp(window.since);
+    const until = formatUtcTimestamp(window.until);
+    return {
+      write: (rows) =>
+        output.records(
+          stream,
+          rows.map((row) => {
+            const cells: Record<string, string | null> = {};
+            answers.keys.forEach((key, i) => (cells[key] = row[i] === '' || row[i] === undefined ? null : row[i]));
+            const created = answers.createdIndex < 0 ? '' : (row[answers.createdIndex] ?? '');
+            return {
+              quest_id: questId,
+              response_id: row[answers.idIndex],
+              created: created === '' ? null : created,
+              [ANSWERS_FIELD]: cells,
+              [WINDOW_START_FIELD]: since,
+              [CURSOR_FIELD]: until,
+            };
+          })
+        ),
+    };
   }
 
   private constants(window: TimeWindow): Record<string, string> {

@@ -7,6 +7,7 @@ import {Cancelled, connectorError, errorMessage, isAuthFailure} from '../core/er
 import {columnsStream} from './columns-stream';
 import {StreamRef, SyncOutput} from './output-port';
 import {questStreams} from './quest-streams';
+import {responsesStream} from './responses-stream';
 import {ExportSlots} from './scheduler';
 import {exportFingerprint} from './state';
 import {ConfiguredStream, HeaderBoard, ReadContext, ReadEnv, StreamDefinition, StreamRead, streamRef} from './streams';
@@ -14,7 +15,7 @@ import {ConfiguredStream, HeaderBoard, ReadContext, ReadEnv, StreamDefinition, S
 export type {ConfiguredStream, ReadContext} from './streams';
 
 /** The kinds of stream a read knows, looked up by each configured stream's name. */
-const DEFINITIONS: readonly StreamDefinition[] = [questStreams, columnsStream];
+const DEFINITIONS: readonly StreamDefinition[] = [questStreams, responsesStream, columnsStream];
 
 interface PlannedStream {
   ref: StreamRef;
@@ -86,7 +87,7 @@ function planStream(
     ref,
     error: connectorError(
       'config_error',
-      `Stream ${ref.name} is not one of this source's streams (its quests: ${quest_ids.join(', ')}). Refresh the source schema in Airbyte, or add the quest id to quest_ids.`,
+      `Stream ${ref.name} is not one of this source's streams (stream_layout ${ctx.config.stream_layout}, quests ${quest_ids.join(', ')}). Refresh the source schema in Airbyte, or add the quest id to quest_ids.`,
       {stream: ref.name}
     ),
   };

@@ -9,6 +9,30 @@ export const WINDOW_START_FIELD = '_questback_window_start';
 export const CURSOR_FIELD = '_questback_window_end';
 export const CONNECTOR_FIELDS: ReadonlySet<string> = new Set([QUEST_ID_FIELD, WINDOW_START_FIELD, CURSOR_FIELD]);
 
+/** The combined layout's object of every cell of a response, keyed by header text (responses-stream.ts). */
+export const ANSWERS_FIELD = 'answers';
+
+/**
+ * The keys of the answers object: each header text exactly as exported. A text repeated byte for
+ * byte in one export gets " (2)", " (3)" … by occurrence (and a further number should that key be
+ * taken by another header), so that no cell is lost to a duplicate key.
+ */
+export function answerKeys(header: readonly string[]): string[] {
+  const taken = new Set(header);
+  const seen = new Set<string>();
+  return header.map((text) => {
+    if (!seen.has(text)) {
+      seen.add(text);
+      return text;
+    }
+    let n = 2;
+    while (taken.has(`${text} (${n})`) || seen.has(`${text} (${n})`)) n++;
+    const key = `${text} (${n})`;
+    seen.add(key);
+    return key;
+  });
+}
+
 /** A warehouse-safe table name that still shows the quest id: quest_<uuid with underscores>. */
 export function streamNameFor(questId: string): string {
   return `quest_${questId.toLowerCase().replace(/-/g, '_')}`;
@@ -57,9 +81,14 @@ export function typeColumns(columns: Column[], sample: readonly string[][]): Col
   });
 }
 
+/** Whether a header text is the response id column ("Response ID", "ResponseId", "response_id"...). */
+export function isResponseIdHeader(text: string): boolean {
+  return text.toLowerCase().replace(/[^a-z]/g, '') === 'responseid';
+}
+
 /** The response id column, if the export has one: the natural primary key of a quest's rows. */
 export function responseIdColumn(columns: readonly Column[]): string | undefined {
-  return columns.find((c) => c.title.toLowerCase().replace(/[^a-z]/g, '') === 'responseid')?.name;
+  return columns.find((c) => isResponseIdHeader(c.title))?.name;
 }
 
 export interface JsonSchema {

@@ -47,6 +47,28 @@ export function questState(progress: QuestProgress): QuestState {
   };
 }
 
+/**
+ * One stream for all quests (stream_layout "combined"): the stream state maps each quest to its own
+ * state. Quests the state knows but this read does not (removed from quest_ids) keep their entry.
+ */
+export function combinedState(previous: Readonly<Record<string, unknown>>): StateCodec {
+  return (quests) => {
+    const states: Record<string, unknown> = {...previous};
+    for (const [questId, progress] of quests) states[questId] = questState(progress);
+    return {quests: states};
+  };
+}
+
+/** The quests' states in a combined stream state (quest id -> its state). */
+export function questStatesOf(streamState: unknown, stream: string): Record<string, unknown> {
+  if (streamState === undefined || streamState === null) return {};
+  const quests = (streamState as {quests?: unknown}).quests;
+  if (typeof streamState !== 'object' || !quests || typeof quests !== 'object' || Array.isArray(quests)) {
+    invalid(`the state of stream ${stream} has no 'quests' map (got ${JSON.stringify(streamState).slice(0, 200)}).`);
+  }
+  return quests as Record<string, unknown>;
+}
+
 /** One stream per quest: the stream state is the quest's. */
 export const perQuestState: StateCodec = (quests) => {
   const [only] = quests.values();

@@ -34,7 +34,10 @@ export interface ReadContext {
 
 /** The headers of the quests' exports as this read meets them, for the streams that describe columns. */
 export class HeaderBoard {
-  private readonly waiting = new Map<string, {promise: Promise<string[] | undefined>; settle: (h?: string[]) => void}>();
+  private readonly waiting = new Map<
+    string,
+    {promise: Promise<string[] | undefined>; settle: (h?: string[]) => void}
+  >();
 
   private entry(questId: string) {
     let entry = this.waiting.get(questId);

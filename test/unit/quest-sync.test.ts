@@ -67,6 +67,7 @@ async function readQuest(
     {
       questId: Q,
       stream: {name: STREAM},
+      shape: 'columns',
       configuredNames: new Set(header),
       configuredTitles: new Set(header),
       from: opts.from,
@@ -424,6 +425,7 @@ describe('two quests on shared slots', () => {
         {
           questId,
           stream: {name: questId},
+          shape: 'columns',
           configuredNames: header,
           configuredTitles: header,
           from,
