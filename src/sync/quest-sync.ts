@@ -86,6 +86,11 @@ interface PlannedWindow {
   budget: WindowBudget;
   pieces: Piece[];
   files: WindowFiles;
+  /**
+   * Rows were emitted from a file of the whole before it was split: they may lie in any piece, so
+   * no STATE moves the cursor until every piece is read (a resume re-reads the window whole).
+   */
+  mixed?: boolean;
 }
 
 function newPiece(window: TimeWindow, reuse?: RecordedExport): Piece {
@@ -272,6 +277,7 @@ export class QuestSync {
     this.finish(piece);
     w.pieces.shift();
     this.checkpoints.exportDropped(result.exportId);
+    if (w.mixed && w.pieces.length > 0) return;
     this.checkpoints.advance(piece.window.until);
     this.checkpoints.setDensity(this.sizer.hint());
     await this.checkpoints.commit();
@@ -313,6 +319,7 @@ export class QuestSync {
       );
       this.checkpoints.exportDropped(setback.exportId);
       const pieces = this.sizer.partition(piece.window).map((window) => newPiece(window));
+      if (!this.checkpoints.clean) w.mixed = true;
       w.pieces.splice(0, 1, ...pieces);
       pieces[0].slot = piece.slot;
       piece.slot = undefined;
@@ -341,6 +348,7 @@ export class QuestSync {
         this.ctx.logger.warn(
           `Quest ${questId}: ${what}; splitting ${describeWindow(piece.window)} into ${describeWindow(halves[0].window)} and ${describeWindow(halves[1].window)}.`
         );
+        if (!this.checkpoints.clean) w.mixed = true;
         w.pieces.splice(0, 1, ...halves);
         // The first half takes over the whole's slot: the head of a window never waits for a new one.
         halves[0].slot = piece.slot;
