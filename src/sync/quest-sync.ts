@@ -11,7 +11,7 @@ import {QuestCheckpoints, RecordedExport} from './checkpoints';
 import {decide, describeSetback, PieceRecord, Setback, WindowBudget} from './export-policy';
 import {awaitExport, createExport, JobContext, JobResult} from './export-job';
 import {RowWriter, StreamRef, SyncOutput} from './output-port';
-import {ExportSlots, Priority, Slot} from './scheduler';
+import {ExportSlots, Priority, Slot, SlotRequest} from './scheduler';
 import {
   ANSWERS_FIELD,
   answerKeys,
@@ -77,8 +77,8 @@ interface Piece {
   job?: Promise<JobResult>;
   result?: JobResult;
   slot?: Slot;
-  /** Moves the piece's wait for a slot to the front: a reader now waits for it. True while it still waits. */
-  prioritize?: () => boolean;
+  /** The piece's wait for a slot, while it waits. */
+  request?: SlotRequest;
 }
 
 interface PlannedWindow {
@@ -195,7 +195,7 @@ export class QuestSync {
       while (w.pieces.length > 0) {
         const piece = w.pieces[0];
         if (!piece.job) this.start(piece, Priority.Needed);
-        if (piece.prioritize?.()) {
+        if (piece.request?.prioritize()) {
           this.ctx.logger.info(
             `Quest ${questId}: waiting for a free export slot for ${describeWindow(piece.window)}: all ${this.ctx.slots.limit} (max_concurrent_exports) are held by exports being generated or read.`
           );
@@ -274,8 +274,9 @@ export class QuestSync {
       bytes: outcome.bytes,
       ...(piece.reuse ? {} : {generationMs: result.generationMs}),
     });
-    this.finish(piece);
     w.pieces.shift();
+    this.handOver(piece, w.pieces[0]);
+    this.finish(piece);
     this.checkpoints.exportDropped(result.exportId);
     if (w.mixed && w.pieces.length > 0) return;
     this.checkpoints.advance(piece.window.until);
@@ -385,10 +386,9 @@ export class QuestSync {
     };
     piece.job = (async () => {
       if (!piece.slot) {
-        const request = this.ctx.slots.request(priority, signal);
-        piece.prioritize = request.prioritize;
-        piece.slot = await request.slot;
-        piece.prioritize = undefined;
+        piece.request = this.ctx.slots.request(priority, signal);
+        piece.slot = await piece.request.slot;
+        piece.request = undefined;
       }
       const {questId} = this.plan;
       if (piece.reuse && piece.exportId === undefined) {
@@ -407,6 +407,18 @@ export class QuestSync {
     })();
     // Awaited when the piece is read; until then a failure must not count as unhandled.
     piece.job.catch(() => undefined);
+  }
+
+  /**
+   * A finished piece's slot goes to the next piece of its window, which a reader needs next: a window
+   * holding the stream's turn never waits for a slot that pieces waiting for the turn hold.
+   */
+  private handOver(from: Piece, to: Piece | undefined): void {
+    if (!to || !from.slot || to.slot) return;
+    if (to.request?.takeOver(from.slot) || !to.job) {
+      if (!to.job) to.slot = from.slot;
+      from.slot = undefined;
+    }
   }
 
   private finish(piece: Piece): void {

@@ -24,6 +24,8 @@ export interface SlotRequest {
   slot: Promise<Slot>;
   /** The export is now the one a reader waits for; true if it is still waiting for its slot. */
   prioritize(): boolean;
+  /** Grants the request a slot its holder hands over (the count does not change); false if it no longer waits. */
+  takeOver(held: Slot): boolean;
 }
 
 /**
@@ -73,6 +75,14 @@ export class ExportSlots {
         waiter.priority = Priority.Needed;
         this.next();
         return this.waiting.includes(waiter);
+      },
+      takeOver: (held) => {
+        const i = waiter ? this.waiting.indexOf(waiter) : -1;
+        if (!waiter || i === -1) return false;
+        this.waiting.splice(i, 1);
+        waiter.signal.removeEventListener('abort', waiter.onAbort);
+        waiter.grant(held);
+        return true;
       },
     };
   }

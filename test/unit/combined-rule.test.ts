@@ -102,7 +102,7 @@ test('property: the records before any STATE of a combined stream, plus a read r
     const shuffle = (rows: string[][]): string[][] => [...rows].sort(() => rand() - 0.5);
     const api = new FakeExportApi(data, virtualRuntime(NOW), {
       outcome: () => (faulty && rand() < 0.08 ? 'error' : 'ok'),
-      cutAfter: (_e, n, size) => (faulty && n <= 3 && rand() < 0.6 ? Math.floor(size * rand()) : undefined),
+      cutAfter: (_e, n, size) => (faulty && n <= 3 && rand() < 0.5 ? Math.floor(size * rand()) : undefined),
       gone: (_e, n) => faulty && n > 1 && rand() < 0.1,
       alter: (_e, n, rows) => (n > 1 ? shuffle(rows) : rows),
     });
