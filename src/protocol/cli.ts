@@ -176,6 +176,8 @@ export function buildCommand(connector: Connector, env: CliEnvironment): Command
       };
       const handlers = Object.keys(SIGNAL_EXIT).map((name) => [name, () => onSignal(name)] as const);
       for (const [name, handler] of handlers) process.once(name, handler);
+      // Parsing on this thread, encoding records on another: the read uses two cores.
+      writer.encodeInWorker();
       try {
         const config = loadConfig(opts.config);
         const catalog = parseCatalog(readJsonFile(opts.catalog, 'catalog'));
@@ -205,6 +207,7 @@ export function buildCommand(connector: Connector, env: CliEnvironment): Command
         await fail(err);
       } finally {
         for (const [name, handler] of handlers) process.removeListener(name, handler);
+        writer.close();
       }
     });
 
