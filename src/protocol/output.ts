@@ -92,6 +92,7 @@ export class MessageWriter {
   /** Completion of each request to the worker not yet written out, oldest first. */
   private readonly inFlight: Promise<void>[] = [];
   private failure: Error | undefined;
+  private broken = false;
 
   constructor(
     private readonly out: NodeJS.WritableStream = process.stdout,
@@ -104,6 +105,19 @@ export class MessageWriter {
     private readonly batchBytes = 64 * 1024
   ) {
     this.buffer = Buffer.allocUnsafe(batchBytes);
+  }
+
+  /**
+   * Calls `listener` once if the stream fails (its reader went away: EPIPE); from then on nothing
+   * is written and nothing waits for the stream.
+   */
+  onBroken(listener: (err: NodeJS.ErrnoException) => void): void {
+    this.out.on('error', (err: NodeJS.ErrnoException) => {
+      if (this.broken) return;
+      this.broken = true;
+      this.pending = undefined;
+      listener(err);
+    });
   }
 
   /** Encodes records on a worker thread from now on, where one can start; true if it did. */
@@ -209,8 +223,9 @@ export class MessageWriter {
   }
 
   private writeOut(chunk: Uint8Array): void {
+    if (this.broken) return;
     const ok = this.out.write(chunk);
-    if (!ok && !this.pending) {
+    if (!ok && !this.pending && !this.broken) {
       this.pending = new Promise((resolve) => {
         this.out.once('drain', () => {
           this.pending = undefined;

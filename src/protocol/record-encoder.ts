@@ -3,6 +3,7 @@ import {StreamRef} from '../sync/output-port';
 const QUOTE = 34;
 const BACKSLASH = 92;
 /** A cell JSON must escape: a quote, a backslash, a control character, or a surrogate (a lone one is escaped). */
+// eslint-disable-next-line no-control-regex -- control characters are exactly what JSON escapes
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 /**
  * Cells up to this long are copied by a loop here: a call into the runtime per cell (Buffer.write)
@@ -31,15 +32,17 @@ export function packRows(rows: readonly (readonly string[])[]): PackedRows {
   let count = rows.length;
   for (const row of rows) count += row.length;
   const lengths = new Int32Array(count);
-  const texts = new Array<string>(rows.length);
+  // Appending makes a rope that is copied once, when posted: cheaper than joining row by row.
+  let text = '';
   let k = 0;
-  for (let r = 0; r < rows.length; r++) {
-    const row = rows[r];
+  for (const row of rows) {
     lengths[k++] = row.length;
-    for (let i = 0; i < row.length; i++) lengths[k++] = row[i].length;
-    texts[r] = row.join('');
+    for (const cell of row) {
+      lengths[k++] = cell.length;
+      text += cell;
+    }
   }
-  return {text: texts.join(''), lengths, rows: rows.length};
+  return {text, lengths, rows: rows.length};
 }
 
 /**
