@@ -21,6 +21,8 @@ import {ConnectorLogger, SecretScrubber} from './protocol/logger';
 import {MessageQueue} from './protocol/message-queue';
 import {MessageWriter} from './protocol/output';
 import {checkConnection, CheckResult} from './sync/check';
+import {COLUMNS_CURSOR, COLUMNS_KEY, COLUMNS_STREAM, columnsSchema} from './sync/columns-stream';
+import {RESPONSES_KEY, RESPONSES_STREAM, responsesSchema} from './sync/responses-stream';
 import {connect, Environment} from './sync/connection';
 import {discoverQuests} from './sync/discover';
 import {SyncOutput} from './sync/output-port';
@@ -78,6 +80,57 @@ export class QuestStream extends AirbyteStreamBase {
   }
 }
 
+/** A stream whose schema does not depend on any export, as the kit sees it (read by the connector's reader). */
+class StaticStream extends AirbyteStreamBase {
+  constructor(
+    logger: AirbyteLogger,
+    private readonly definition: {name: string; primaryKey: string[][]; cursor: string; schema: () => JsonSchema}
+  ) {
+    super(logger);
+  }
+
+  override get name(): string {
+    return this.definition.name;
+  }
+
+  get primaryKey(): string[][] {
+    return this.definition.primaryKey;
+  }
+
+  override get cursorField(): string[] {
+    return [this.definition.cursor];
+  }
+
+  getJsonSchema(): JsonSchema {
+    return this.definition.schema();
+  }
+
+  // eslint-disable-next-line require-yield
+  async *readRecords(): AsyncGenerator<Record<string, unknown>> {
+    throw new VError('Stream %s is read through QuestbackSource.read (the connector reader).', this.name);
+  }
+}
+
+/** The map from every quest's columns to their header texts. */
+export function columnsStream(logger: AirbyteLogger): AirbyteStreamBase {
+  return new StaticStream(logger, {
+    name: COLUMNS_STREAM,
+    primaryKey: COLUMNS_KEY,
+    cursor: COLUMNS_CURSOR,
+    schema: columnsSchema,
+  });
+}
+
+/** Every quest's responses in one stream (stream_layout "combined"). */
+export function responsesStream(logger: AirbyteLogger): AirbyteStreamBase {
+  return new StaticStream(logger, {
+    name: RESPONSES_STREAM,
+    primaryKey: RESPONSES_KEY,
+    cursor: CURSOR_FIELD,
+    schema: responsesSchema,
+  });
+}
+
 /**
  * The source as the Faros kit knows it: a thin adapter between the kit's entry points and the
  * connector's parts (check, discover and the reader in src/sync, the protocol in src/protocol).
@@ -108,11 +161,21 @@ export class QuestbackSource extends AirbyteSourceBase<QuestbackConfig> {
   }
 
   streams(config: QuestbackConfig): AirbyteStreamBase[] {
-    return config.quest_ids.map((id) => new QuestStream(this.logger, id, []));
+    return config.stream_layout === 'combined'
+      ? [responsesStream(this.logger), columnsStream(this.logger)]
+      : [...config.quest_ids.map((id) => new QuestStream(this.logger, id, [])), columnsStream(this.logger)];
   }
 
-  /** One stream per quest, with the columns of a small export of each. */
+  /**
+   * per_quest: one stream per quest, with the columns of a small export of each, and the columns
+   * stream. combined: the responses and columns streams, whose schemas need no export; a token proves
+   * the credentials.
+   */
   override async discover(config: QuestbackConfig): Promise<AirbyteCatalogMessage> {
+    if (config.stream_layout === 'combined') {
+      await connect(config, this.env, this.logger, 'sync').authenticate();
+      return new AirbyteCatalogMessage({streams: this.streams(config).map((s) => s.asAirbyteStream())});
+    }
     const quests = await discoverQuests({
       config,
       connection: connect(config, this.env, this.logger, 'sync'),
@@ -121,7 +184,10 @@ export class QuestbackSource extends AirbyteSourceBase<QuestbackConfig> {
       end: this.syncEnd(config),
     });
     return new AirbyteCatalogMessage({
-      streams: quests.map((q) => new QuestStream(this.logger, q.questId, q.columns).asAirbyteStream()),
+      streams: [
+        ...quests.map((q) => new QuestStream(this.logger, q.questId, q.columns).asAirbyteStream()),
+        columnsStream(this.logger).asAirbyteStream(),
+      ],
     });
   }
 

@@ -241,7 +241,7 @@ async function sparse(ctx: EconomyContext, rows: Row[], notes: string[]): Promis
         type: 'STREAM',
         stream: {
           stream_descriptor: {name: streamName(id)},
-          stream_state: questState(sinceForStartDate(startMs), {rows_per_day: 1}),
+          stream_state: questState({cursor: sinceForStartDate(startMs), density: {rows_per_day: 1}, exports: []}),
         },
       },
     ];

@@ -4,6 +4,13 @@ import VError from 'verror';
 import {connectorError, FailureType} from '../core/errors';
 import {bodyExcerpt, describeProblem, parseProblemDetails} from './problem-details';
 
+/**
+ * What a request serves. A check diagnoses the settings: no answer from an address is a config_error
+ * naming the setting. A sync (read, discover) runs after a check passed on the same addresses: there
+ * a refused connection or a failed name lookup is a network problem that may heal, a transient_error.
+ */
+export type Purpose = 'sync' | 'check';
+
 /** Where a request came from, so that a failure names what a person needs to find it. */
 export interface RequestContext {
   operation: string;
@@ -93,6 +100,7 @@ export function findQuestInaccessible(err: unknown): QuestInaccessible | undefin
 
 /** An error for a request that got no answer: which setting to look at, and why. */
 function noAnswer(err: AxiosError, ctx: RequestContext, where: string): VError {
+  const purpose: Purpose = err.config?.purpose ?? 'sync';
   const code = err.code ?? 'network error';
   const target = ctx.setting ? `${ctx.setting} (${ctx.baseUrl ?? 'its address'})` : 'api_url and auth_url';
   if (isTlsError(code)) {
@@ -109,10 +117,16 @@ function noAnswer(err: AxiosError, ctx: RequestContext, where: string): VError {
     );
   }
   if (code in ADDRESS_ERRORS) {
-    return connectorError('config_error', `${where} failed: ${ADDRESS_ERRORS[code]} (${code}). Check ${target}.`, {
-      ...ctx,
-      code,
-    });
+    return purpose === 'check'
+      ? connectorError('config_error', `${where} failed: ${ADDRESS_ERRORS[code]} (${code}). Check ${target}.`, {
+          ...ctx,
+          code,
+        })
+      : connectorError(
+          'transient_error',
+          `${where} failed: ${ADDRESS_ERRORS[code]} (${code}), after every retry. This is usually a network problem that passes; if it persists, check ${target}.`,
+          {...ctx, code}
+        );
   }
   if (code === 'ECONNABORTED' || code === 'ETIMEDOUT') {
     return connectorError(
@@ -157,6 +171,8 @@ export function apiError(err: unknown, ctx: RequestContext, body?: unknown): VEr
     requestId: problem?.requestId,
     validationErrors: problem?.errors,
     explanation,
+    /** The service's clock (its Date header), for a request it rejected as in the future. */
+    serverDate: typeof response.headers?.date === 'string' ? response.headers.date : undefined,
   };
   if (ctx.questId && (status === 403 || status === 404))
     return new QuestInaccessible(ctx.questId, status, message, info);

@@ -22,6 +22,13 @@ interface CachedToken {
   expiresAt: number;
 }
 
+/** The one token request under way, and how many callers wait for it. */
+interface Flight {
+  promise: Promise<CachedToken>;
+  stop: AbortController;
+  waiters: number;
+}
+
 /** Longest margin before expiry at which a token is renewed; short-lived tokens renew at 80 % of their life. */
 const RENEW_MARGIN_MS = 60_000;
 
@@ -34,7 +41,7 @@ const RENEW_MARGIN_MS = 60_000;
 export class TokenProvider implements TokenSource {
   readonly origin: string;
   private cached: CachedToken | undefined;
-  private inFlight: Promise<CachedToken> | undefined;
+  private inFlight: Flight | undefined;
 
   constructor(
     private readonly credentials: Credentials,
@@ -46,12 +53,32 @@ export class TokenProvider implements TokenSource {
     this.origin = new URL(credentials.apiUrl).origin;
   }
 
-  async token(): Promise<string> {
+  /**
+   * A valid token. A caller whose signal aborts stops waiting at once; the request itself (and its
+   * retry waits) is stopped when no caller waits for it any more, as on a SIGTERM.
+   */
+  async token(signal?: AbortSignal): Promise<string> {
     const now = this.runtime.now();
     if (this.cached && now < this.cached.expiresAt) return this.cached.value;
+    signal?.throwIfAborted();
     // One request for everyone waiting: concurrent exports must not stampede the token service.
-    this.inFlight ??= this.fetchToken().finally(() => (this.inFlight = undefined));
-    this.cached = await this.inFlight;
+    if (!this.inFlight) {
+      const stop = new AbortController();
+      const promise = this.fetchToken(stop.signal).finally(() => {
+        if (this.inFlight?.promise === promise) this.inFlight = undefined;
+      });
+      // Callers that stopped waiting no longer listen for its outcome.
+      promise.catch(() => undefined);
+      this.inFlight = {promise, stop, waiters: 0};
+    }
+    const flight = this.inFlight;
+    flight.waiters++;
+    try {
+      this.cached = await untilAborted(flight.promise, signal);
+    } finally {
+      flight.waiters--;
+      if (flight.waiters === 0 && signal?.aborted) flight.stop.abort(signal.reason);
+    }
     return this.cached.value;
   }
 
@@ -59,7 +86,7 @@ export class TokenProvider implements TokenSource {
     if (this.cached?.value === token) this.cached = undefined;
   }
 
-  private async fetchToken(): Promise<CachedToken> {
+  private async fetchToken(signal: AbortSignal): Promise<CachedToken> {
     const {clientId, clientSecret, projectId, authUrl} = this.credentials;
     const form = new URLSearchParams({
       grant_type: 'client_credentials',
@@ -73,6 +100,7 @@ export class TokenProvider implements TokenSource {
     try {
       const response = await this.http.post(`${authUrl}/oauth/v2/token`, form.toString(), {
         context,
+        signal,
         headers: {'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json'},
       });
       if (response.status !== 200) {
@@ -86,6 +114,8 @@ export class TokenProvider implements TokenSource {
         typeof response.data === 'string' && !looksLikeHtml(response.data) ? safeJson(response.data) : response.data;
     } catch (err) {
       if (err instanceof AuthFailure) throw err;
+      // Stopped: not a failure of the credentials, nothing to report.
+      if (signal.aborted) throw signal.reason;
       const cause = apiError(err, context);
       const {status, explanation, traceId, requestId} = VError.info(cause);
       if (status === 400 || status === 401) {
@@ -113,6 +143,17 @@ export class TokenProvider implements TokenSource {
     this.logger.debug(`Got an access token valid for ${Math.round(lifetimeMs / 1000)} s`);
     return {value: body.access_token, expiresAt: requestedAt + lifetimeMs - margin};
   }
+}
+
+/** The promise, or the signal's reason as soon as it aborts. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason);
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, {once: true});
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 function safeJson(text: string): unknown {

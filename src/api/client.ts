@@ -1,13 +1,14 @@
 import {AxiosInstance, AxiosRequestConfig, AxiosResponse, isAxiosError} from 'axios';
 import {IncomingMessage} from 'http';
 import {Readable} from 'stream';
+import VError from 'verror';
 
 import {isLoopbackHost, QuestbackConfig} from '../core/config';
 import {connectorError} from '../core/errors';
 import {LIMITS} from '../core/limits';
 import {formatUtcTimestamp, TimeWindow} from '../core/time';
 import {apiError, redactUrl, RequestContext} from './api-error';
-import {Download, ExportFile} from './download';
+import {Download, downloadTransport, ExportFile} from './download';
 import {classifyStatus, ExportStatus} from './export-status';
 import {bodyExcerpt, describeProblem, looksLikeHtml, parseProblemDetails} from './problem-details';
 
@@ -71,6 +72,8 @@ interface Call {
   config: AxiosRequestConfig;
   /** Statuses the caller handles itself, returned instead of thrown. */
   accept?: readonly number[];
+  /** Turns a failure the caller can say more about into a better error; undefined keeps it. */
+  rejected?: (err: VError) => VError | undefined;
 }
 
 /**
@@ -96,6 +99,7 @@ export class QuestbackApi implements ExportApi {
     const response = await this.request({
       context,
       accept: [409],
+      rejected: (err) => futureFilter(err, body.filter, questId),
       config: {
         method: 'POST',
         url: this.exportsPath(questId),
@@ -142,10 +146,15 @@ export class QuestbackApi implements ExportApi {
       return {kind: 'completed', downloadUrl: new URL(location, statusUrl).toString()};
     }
     const status = classifyStatus(this.jsonObject(response, context).status);
-    // A record instead of the documented redirect: the download path is documented, use it.
-    if (status.kind === 'done')
-      return {kind: 'completed', downloadUrl: `${this.exportPath(questId, exportId)}/download`};
-    return status;
+    if (status.kind !== 'done') return status;
+    // A record instead of the documented redirect: its Location, when it has one, is where the file
+    // is (the service may serve it nowhere else); else the documented download path.
+    const location = response.headers['location'];
+    const downloadUrl =
+      typeof location === 'string' && location !== ''
+        ? new URL(location, statusUrl).toString()
+        : `${this.exportPath(questId, exportId)}/download`;
+    return {kind: 'completed', downloadUrl};
   }
 
   /**
@@ -180,6 +189,7 @@ export class QuestbackApi implements ExportApi {
           responseType: 'stream',
           decompress: false,
           headers: {'Accept-Encoding': 'gzip, deflate, br'},
+          transport: downloadTransport,
         },
       });
       const status = response.status;
@@ -287,7 +297,8 @@ export class QuestbackApi implements ExportApi {
         isAxiosError(err) && err.response?.data instanceof Readable
           ? await readSmallBody(err.response.data)
           : undefined;
-      throw apiError(err, call.context, body);
+      const error = apiError(err, call.context, body);
+      throw call.rejected?.(error) ?? error;
     }
   }
 
@@ -315,4 +326,32 @@ export class QuestbackApi implements ExportApi {
 /** Drops a body not read (an error answer's was already read into text). */
 function discard(data: unknown): void {
   if (data instanceof Readable) data.destroy();
+}
+
+/**
+ * A 400 on create whose validation errors say that since or until lies in the future: the service's
+ * clock is behind this machine's by more than settle_seconds. Said as such, naming the setting,
+ * instead of the general "check the export settings".
+ */
+function futureFilter(err: VError, filter: {since: string; until: string}, questId: string): VError | undefined {
+  const info = VError.info(err);
+  if (info.status !== 400) return undefined;
+  const errors = (info.validationErrors ?? {}) as Record<string, string[]>;
+  const texts = Object.entries(errors).map(([field, messages]) => `${field} ${messages.join(' ')}`);
+  if (typeof info.explanation === 'string') texts.push(info.explanation);
+  const fields = (['until', 'since'] as const).filter((name) =>
+    texts.some((text) => new RegExp(`\\b${name}\\b`, 'i').test(text) && /future/i.test(text))
+  );
+  if (!fields.length) return undefined;
+  const asked = fields.map((name) => `${name} ${filter[name]}`).join(' and ');
+  const serverDate = typeof info.serverDate === 'string' ? Date.parse(info.serverDate) : NaN;
+  const clock = Number.isNaN(serverDate)
+    ? ''
+    : ` (its clock said ${new Date(serverDate).toISOString()} when it answered)`;
+  return connectorError(
+    'config_error',
+    `Creating an export for quest ${questId} failed: the service rejected ${asked} as in the future${clock}, so its clock is behind this machine's. Raise settle_seconds above the difference (the connector asks only for responses older than settle_seconds), or have the clocks synchronised. The service answered: HTTP 400${info.explanation ? ` - ${String(info.explanation)}` : ''}.`,
+    info,
+    err
+  );
 }

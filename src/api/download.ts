@@ -1,20 +1,35 @@
-import {IncomingMessage} from 'http';
+import http, {ClientRequest, IncomingMessage, RequestOptions} from 'http';
+import https from 'https';
 import {pipeline, Readable} from 'stream';
 import zlib from 'zlib';
 
 import {connectorError} from '../core/errors';
+import {LIMITS} from '../core/limits';
 import {formatDuration} from '../core/time';
 import {looksLikeHtml} from './problem-details';
 
 /** How the end of a body is known: by its length, by chunked framing, or only by the server closing. */
 export type Framing = 'length' | 'chunked' | 'close';
 
+/** How far a download had come when it was cut off, for a bound on "no progress" across setbacks. */
+export interface DownloadProgress {
+  /** Bytes received on the wire (compressed when the body is). */
+  receivedBytes: number;
+  /** Time from the last byte received (or from the start of the body, when none came) to the cut-off. */
+  silentMs: number;
+}
+
 /**
- * The body did not arrive whole: the connection closed early, no byte came for the idle timeout, or
- * a compressed body ended in the middle. The same export may be downloaded again.
+ * The body did not arrive whole, or cannot be trusted to be whole: the connection closed early, no
+ * byte came for the idle timeout, the bytes came too slowly, a compressed body ended in the middle,
+ * or more bytes came than the Content-Length declared. The same export may be downloaded again.
  */
 export class DownloadCutOff extends Error {
-  constructor(readonly reason: string) {
+  constructor(
+    readonly reason: string,
+    /** Undefined only for cut-offs made outside a Download (test doubles). */
+    readonly progress?: DownloadProgress
+  ) {
     super(reason);
     this.name = 'DownloadCutOff';
   }
@@ -29,23 +44,49 @@ const CUT_CODES = new Set([
   'Z_BUF_ERROR',
 ]);
 
-function asCutOff(err: unknown): DownloadCutOff | undefined {
-  if (err instanceof DownloadCutOff) return err;
+function cutReason(err: unknown): string | undefined {
   const code = (err as {code?: string})?.code;
   if (
     (code && CUT_CODES.has(code)) ||
     (err instanceof Error && /aborted|socket hang up|terminated|premature|unexpected end/i.test(err.message))
   ) {
-    return new DownloadCutOff(`the connection ended early (${code ?? (err as Error).message})`);
+    return `the connection ended early (${code ?? (err as Error).message})`;
   }
   return undefined;
 }
+
+/**
+ * Errors of a download's request that come after its answer began: Node's HTTP parser raises one
+ * (HPE_INVALID_CONSTANT, HPE_CLOSED_CONNECTION) when bytes follow the declared end of the body.
+ */
+const lateErrors = new WeakMap<ClientRequest, Error>();
+
+/**
+ * The transport of download requests (axios' `transport` option): Node's http and https, with a
+ * listener on every request from its start, so that a parse error raised while the body is read
+ * (in the same socket read as its last bytes) is seen; a listener added later would miss it.
+ */
+export const downloadTransport = {
+  request(options: RequestOptions, callback?: (res: IncomingMessage) => void): ClientRequest {
+    const request = (options.protocol === 'https:' ? https : http).request(options, callback);
+    request.on('error', (err) => lateErrors.set(request, err));
+    return request;
+  },
+};
 
 export interface DownloadInfo {
   questId: string;
   exportId: string;
   /** Longest silence of the body before the download counts as cut off. */
   idleTimeoutMs: number;
+  /** The floor on progress; by default LIMITS.downloadProgress scaled by the idle timeout. */
+  progressFloor?: ProgressFloor;
+}
+
+/** At least minBytes of wire data in every spanMs spent waiting for the body. */
+export interface ProgressFloor {
+  spanMs: number;
+  minBytes: number;
 }
 
 /** A file being downloaded, as the readers use it. */
@@ -62,9 +103,10 @@ export interface ExportFile {
 
 /**
  * The file of a completed export, as it arrives: decompressed here (so that the announced length is
- * compared with the bytes received on the wire, compressed with compressed), watched for silence,
- * and checked to be data rather than an HTML page. Iterating it throws DownloadCutOff when the body
- * is incomplete.
+ * compared with the bytes received on the wire, compressed with compressed), watched for silence and
+ * for a trickle, checked to end where its Content-Length said (no byte short, none beyond), and
+ * checked to be data rather than an HTML page. Iterating it throws DownloadCutOff when the body is
+ * incomplete or cannot be trusted to be whole.
  */
 export class Download implements ExportFile {
   /** Bytes received on the wire so far (compressed when the body is). */
@@ -72,6 +114,13 @@ export class Download implements ExportFile {
   readonly contentLength?: number;
   readonly framing: Framing;
   readonly contentEncoding?: string;
+  /**
+   * Bytes came after the end the Content-Length declared (a server that counted characters, say):
+   * the body read may be cut anywhere and is not delivered whole; chunks() throws DownloadCutOff.
+   */
+  overran = false;
+  private startedAt = Date.now();
+  private lastByteAt: number | undefined;
 
   constructor(
     private readonly body: IncomingMessage,
@@ -90,30 +139,58 @@ export class Download implements ExportFile {
   }
 
   /**
-   * The decoded bytes of the body, in order. The idle timeout runs only while the next bytes are
-   * awaited: a consumer that is slow to take them (a slow destination) is not a stalled download.
+   * The decoded bytes of the body, in order. The idle timeout and the progress floor run only while
+   * the next bytes are awaited: a consumer that is slow to take them (a slow destination) is not a
+   * stalled download.
    */
   async *chunks(): AsyncGenerator<Buffer> {
     const {idleTimeoutMs} = this.info;
-    this.body.on('data', (chunk: Buffer) => (this.receivedBytes += chunk.length));
+    const floor = this.info.progressFloor ?? {
+      spanMs: idleTimeoutMs * LIMITS.downloadProgress.spanIdleTimeouts,
+      minBytes: LIMITS.downloadProgress.minBytes,
+    };
+    this.startedAt = Date.now();
+    this.body.on('data', (chunk: Buffer) => {
+      this.receivedBytes += chunk.length;
+      this.lastByteAt = Date.now();
+    });
     const source: Readable = this.contentEncoding
       ? pipeline(this.body, this.decoder(this.contentEncoding), () => undefined)
       : this.body;
     const iterator = (source as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
-    const stalled = (): void => {
-      this.body.destroy(new DownloadCutOff(`the download stalled: no data for ${formatDuration(idleTimeoutMs)}`));
+    const stop = (reason: string) => (): void => {
+      this.body.destroy(this.cutOff(reason));
     };
+    const stalled = stop(`the download stalled: no data for ${formatDuration(idleTimeoutMs)}`);
+    // The span in which minBytes must come: its first byte count, and the time spent waiting in it.
+    let spanBytes = 0;
+    let spanWaitedMs = 0;
+    const trickle = (): string =>
+      `the download slowed to a trickle: ${this.receivedBytes - spanBytes} bytes in ${formatDuration(spanWaitedMs)} of waiting, under the floor of ${floor.minBytes} bytes per ${formatDuration(floor.spanMs)} (${this.receivedBytes} bytes received in all)`;
     let first = true;
     try {
       for (;;) {
-        const timer = setTimeout(stalled, idleTimeoutMs);
+        const waitFrom = Date.now();
+        const idleTimer = setTimeout(stalled, idleTimeoutMs);
+        const floorTimer = setTimeout(() => {
+          spanWaitedMs += Date.now() - waitFrom;
+          stop(trickle())();
+        }, floor.spanMs - spanWaitedMs);
         let next: IteratorResult<Buffer>;
         try {
           next = await iterator.next();
         } finally {
-          clearTimeout(timer);
+          clearTimeout(idleTimer);
+          clearTimeout(floorTimer);
         }
         if (next.done) break;
+        spanWaitedMs += Date.now() - waitFrom;
+        if (this.receivedBytes - spanBytes >= floor.minBytes) {
+          spanBytes = this.receivedBytes;
+          spanWaitedMs = 0;
+        } else if (spanWaitedMs >= floor.spanMs) {
+          throw this.cutOff(trickle());
+        }
         if (first) {
           first = false;
           this.checkData(next.value);
@@ -121,13 +198,33 @@ export class Download implements ExportFile {
         yield next.value;
       }
     } catch (err) {
-      throw asCutOff(err) ?? err;
+      if (err instanceof DownloadCutOff) throw err;
+      const reason = cutReason(err);
+      throw reason ? this.cutOff(reason) : err;
     } finally {
       this.close();
     }
     if (this.contentLength !== undefined && this.receivedBytes < this.contentLength) {
-      throw new DownloadCutOff(`the body ended after ${this.receivedBytes} of ${this.contentLength} bytes`);
+      throw this.cutOff(`the body ended after ${this.receivedBytes} of ${this.contentLength} bytes`);
     }
+    // Node sets `req` on the answers of its client; the type leaves it out.
+    const request = (this.body as IncomingMessage & {req?: ClientRequest}).req;
+    const late = request ? lateErrors.get(request) : undefined;
+    if (late && /^HPE_/.test(String((late as {code?: string}).code))) {
+      this.overran = true;
+      throw this.cutOff(
+        `the service sent more bytes than the body's declared end (Content-Length ${this.contentLength ?? 'none'}; ${(late as {code?: string}).code}): the file may be cut anywhere, even inside a cell, so it is not trusted`
+      );
+    }
+  }
+
+  /** How far the download came, as a cut-off reports it. */
+  progress(): DownloadProgress {
+    return {receivedBytes: this.receivedBytes, silentMs: Date.now() - (this.lastByteAt ?? this.startedAt)};
+  }
+
+  private cutOff(reason: string): DownloadCutOff {
+    return new DownloadCutOff(reason, this.progress());
   }
 
   close(): void {

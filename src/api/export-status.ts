@@ -4,7 +4,7 @@
  * anything else is handled explicitly here rather than guessed at by the caller.
  */
 export type ExportStatus =
-  /** Still being generated: PENDING, INPROGRESS, or an unknown status that names no failure. */
+  /** Still being generated: PENDING, INPROGRESS, or an unknown status that names neither failure nor success. */
   | {kind: 'running'; status: string; known: boolean}
   /** The file is ready at this address. */
   | {kind: 'completed'; downloadUrl: string}
@@ -14,15 +14,24 @@ export type ExportStatus =
   | {kind: 'vanished'; httpStatus: number};
 
 const RUNNING = new Set(['PENDING', 'INPROGRESS']);
-const FAILURE_WORDS = /ERROR|FAIL|CANCEL|ABORT|REJECT|EXPIRE/;
+/**
+ * Words of a status that ended badly. Tested before the success words, so that COMPLETED_WITH_ERRORS
+ * or DONE_TIMED_OUT fail. An unknown word must not wait for export_timeout_minutes (three times,
+ * with the splits) when it already says the job is over.
+ */
+const FAILURE_WORDS =
+  /ERROR|FAIL|CANCEL|ABORT|REJECT|EXPIRE|TIME[D_]*OUT|DENIED|INVALID|KILLED|TERMINATED|STOPPED|DELETED|GONE/;
+/** Words of a status that ended well: the file is ready, at the answer's Location or the documented path. */
+const SUCCESS_WORDS = /^(COMPLETED?|SUCCESS(FUL)?|SUCCEEDED|DONE|FINISHED|READY|AVAILABLE|OK|GENERATED|EXPORTED)$/;
 
 /** Classifies the status field of a status record that is not a redirect. */
 export function classifyStatus(raw: unknown): Exclude<ExportStatus, {kind: 'completed' | 'vanished'}> | {kind: 'done'} {
   const status = String(raw ?? '')
     .trim()
-    .toUpperCase();
+    .toUpperCase()
+    .replace(/[\s-]+/g, '_');
   if (RUNNING.has(status)) return {kind: 'running', status, known: true};
-  if (status === 'COMPLETED') return {kind: 'done'};
   if (status === '' || FAILURE_WORDS.test(status)) return {kind: 'failed', status: status || '(none)'};
+  if (SUCCESS_WORDS.test(status)) return {kind: 'done'};
   return {kind: 'running', status, known: false};
 }

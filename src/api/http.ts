@@ -5,7 +5,7 @@ import {AirbyteLogger} from 'faros-airbyte-cdk';
 import {LIMITS} from '../core/limits';
 import {Runtime} from '../core/runtime';
 import {formatDuration} from '../core/time';
-import {isTlsError, redactUrl, RequestContext} from './api-error';
+import {isTlsError, Purpose, redactUrl, RequestContext} from './api-error';
 import {RateLimitGate, throttleDelay} from './rate-limit';
 
 interface Attempts {
@@ -23,6 +23,8 @@ declare module 'axios' {
     context?: RequestContext;
     /** The retry bookkeeping of this request. */
     attempts?: Attempts;
+    /** What the request serves, set by the client from its policy: a failure's type depends on it. */
+    purpose?: Purpose;
   }
 }
 
@@ -35,8 +37,11 @@ export interface RetryPolicy {
   throttleTotalMs: number;
   /** Longest wait for an answer (the status line and headers). */
   requestTimeoutMs: number;
-  /** Refused connections and unknown hosts are not retried: a check must answer in seconds. */
-  failFast: boolean;
+  /**
+   * A check fails fast (refused connections and unknown hosts are not retried: a person waits) and
+   * names the setting at fault as a config_error; a sync retries them and calls them transient.
+   */
+  purpose: Purpose;
 }
 
 /** The policy of a sync (patient: a sync runs unattended) or of a check (a person waits for it). */
@@ -47,21 +52,22 @@ export function retryPolicy(mode: 'sync' | 'check', requestTimeoutMs: number): R
         throttleRetries: LIMITS.http.throttleRetries,
         throttleTotalMs: LIMITS.http.throttleTotalMaxMs,
         requestTimeoutMs,
-        failFast: false,
+        purpose: 'sync',
       }
     : {
         retries: LIMITS.check.retries,
         throttleRetries: 2,
         throttleTotalMs: LIMITS.check.deadlineMs / 2,
         requestTimeoutMs,
-        failFast: true,
+        purpose: 'check',
       };
 }
 
 /** Supplies bearer tokens; only requests to the API's own origin get one. */
 export interface TokenSource {
   origin: string;
-  token(): Promise<string>;
+  /** A token; the wait for it ends at once when the signal aborts. */
+  token(signal?: AbortSignal): Promise<string>;
   /** The service said 401 to this token: forget it so the next call gets a fresh one. */
   invalidate(token: string): void;
 }
@@ -77,6 +83,13 @@ export interface HttpClientOptions {
   tokens?: TokenSource;
   onThrottle?: ThrottleListener;
 }
+
+/**
+ * Answers that may heal on their own when a GET is asked again: a timeout, and a conflict or "too
+ * early" (a download asked while the file is still being moved into place, say). A POST is not
+ * retried on them: a 409 on create is the export job's to wait out.
+ */
+const TRANSIENT_GET_STATUSES = new Set([408, 409, 425]);
 
 /** Network errors that say the address is wrong or down; a check does not wait for them to heal. */
 const ADDRESS_ERRORS = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
@@ -122,6 +135,7 @@ export function createHttpClient(opts: HttpClientOptions): AxiosInstance {
 
   http.interceptors.request.use(async (config) => {
     config.attempts ??= {errors: 0, throttles: 0, throttledMs: 0, unauthorized: 0, startedAt: runtime.now()};
+    config.purpose = policy.purpose;
     const wait = gate?.delayMs(runtime.now()) ?? 0;
     if (wait > 0) {
       logger.info(`Rate limit almost used up: waiting ${formatDuration(wait)} before ${describe(config)}`);
@@ -132,7 +146,7 @@ export function createHttpClient(opts: HttpClientOptions): AxiosInstance {
     if (tokens) {
       const target = new URL(http.getUri(config));
       if (target.origin === tokens.origin) {
-        const token = await tokens.token();
+        const token = await tokens.token(config.signal as AbortSignal | undefined);
         config.attempts.token = token;
         config.headers.set('Authorization', `Bearer ${token}`);
       } else {
@@ -174,8 +188,11 @@ export function createHttpClient(opts: HttpClientOptions): AxiosInstance {
       if (status === 429)
         return attempts.throttles < policy.throttleRetries && attempts.throttledMs < policy.throttleTotalMs;
       if (isTlsError(error.code)) return false;
-      if (policy.failFast && error.code !== undefined && ADDRESS_ERRORS.has(error.code)) return false;
-      const retryable = isNetworkError(error) || isTimeout(error) || (status !== undefined && status >= 500);
+      if (policy.purpose === 'check' && error.code !== undefined && ADDRESS_ERRORS.has(error.code)) return false;
+      const transientGet =
+        status !== undefined && TRANSIENT_GET_STATUSES.has(status) && (error.config?.method ?? 'get') === 'get';
+      const retryable =
+        isNetworkError(error) || isTimeout(error) || transientGet || (status !== undefined && status >= 500);
       return retryable && attempts.errors++ < policy.retries;
     },
     onRetry: async (retryCount, error, config) => {

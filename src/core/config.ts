@@ -1,7 +1,19 @@
 import {connectorError} from './errors';
+import {SecretScrubber} from './secrets';
 import {DAY_MS, parseUtcTimestamp} from './time';
 
+/**
+ * "warehouse" (default): names made from each header text alone (sync/column-names.ts), stable across
+ * survey edits. "survey": the header texts as they are; long texts sharing their first 63 characters
+ * clash in Postgres, which can fail Airbyte's Postgres destination.
+ */
 export type ColumnNames = 'warehouse' | 'survey';
+
+/**
+ * "per_quest" (default): a stream per quest, each answer column its own field. "combined": one
+ * stream `responses` for every quest, the answers in one object keyed by their header texts.
+ */
+export type StreamLayout = 'per_quest' | 'combined';
 
 /** The user's settings after defaults were applied and everything was validated. */
 export interface QuestbackConfig {
@@ -21,6 +33,7 @@ export interface QuestbackConfig {
   export_timeout_minutes: number;
   request_timeout_seconds: number;
   column_names: ColumnNames;
+  stream_layout: StreamLayout;
   skip_inaccessible_quests: boolean;
   accept_stray_quotes: boolean;
   value_type: string;
@@ -41,6 +54,7 @@ export const DEFAULTS = {
   export_timeout_minutes: 60,
   request_timeout_seconds: 120,
   column_names: 'warehouse',
+  stream_layout: 'per_quest',
   skip_inaccessible_quests: false,
   accept_stray_quotes: false,
   value_type: 'ORDER_NUMBER',
@@ -70,6 +84,7 @@ export const KNOWN_OPTIONS = [
   'export_timeout_minutes',
   'request_timeout_seconds',
   'column_names',
+  'stream_layout',
   'skip_inaccessible_quests',
   'accept_stray_quotes',
   'value_type',
@@ -169,16 +184,18 @@ function isIntIn(min: number, max: number) {
  */
 function baseUrl(reader: Reader, key: 'api_url' | 'auth_url', warnings: string[]): string {
   const value = optional(reader, key, DEFAULTS[key], isString, 'a URL');
+  // Echoed without anything that may be credentials: user info ("user:pass@") is cut.
+  const shown = withoutUserInfo(value);
   let url: URL;
   try {
     url = new URL(value.trim());
   } catch {
-    return fail(`'${key}' is not a valid URL: ${JSON.stringify(value)}. Use the base address, e.g. ${DEFAULTS[key]}.`);
+    return fail(`'${key}' is not a valid URL: ${JSON.stringify(shown)}. Use the base address, e.g. ${DEFAULTS[key]}.`);
   }
   if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
-    fail(`'${key}' must use https:// (plain http:// is accepted for localhost only, for testing): ${value}.`);
+    fail(`'${key}' must use https:// (plain http:// is accepted for localhost only, for testing): ${shown}.`);
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') fail(`'${key}' must be an https:// URL: ${value}.`);
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') fail(`'${key}' must be an https:// URL: ${shown}.`);
   if (url.search || url.hash || url.username || url.password) {
     fail(`'${key}' must be a plain base URL without credentials, query or fragment, e.g. ${DEFAULTS[key]}.`);
   }
@@ -241,6 +258,14 @@ function enumValue(reader: Reader, key: 'value_type' | 'field_separator'): strin
   return value.trim();
 }
 
+function streamLayout(reader: Reader): StreamLayout {
+  const value = optional(reader, 'stream_layout', DEFAULTS.stream_layout, isString, 'a string');
+  if (value !== 'per_quest' && value !== 'combined') {
+    fail(`'stream_layout' must be "per_quest" or "combined", got ${JSON.stringify(value)}.`);
+  }
+  return value;
+}
+
 function columnNames(reader: Reader): ColumnNames {
   const value = optional(reader, 'column_names', DEFAULTS.column_names, isString, 'a string');
   if (value !== 'warehouse' && value !== 'survey') {
@@ -255,8 +280,33 @@ export interface ParsedConfig {
   warnings: string[];
 }
 
-/** Validates the raw config file and applies defaults; throws a config_error naming the field and what to do. */
+/** A URL setting as a message may show it: everything up to its last '@' (user info, a password with '/') is cut. */
+function withoutUserInfo(value: string): string {
+  return value.replace(/^([^@]*?\/\/)?.*@/s, (_, scheme: string | undefined) => `${scheme ?? ''}…@`);
+}
+
+/**
+ * Validates the raw config file and applies defaults; throws a config_error naming the field and what
+ * to do. Its messages never carry the client secret, in any form, even when it was pasted into
+ * another setting and validation fails before the secret is known to the output's scrubber.
+ */
 export function parseConfig(input: unknown, nowMs: number): ParsedConfig {
+  try {
+    return parseValidated(input, nowMs);
+  } catch (err) {
+    const raw = (input ?? {}) as Record<string, unknown>;
+    const scrubber = new SecretScrubber();
+    for (const secret of [raw.client_secret, String(raw.client_secret ?? '').trim()]) {
+      if (typeof secret === 'string')
+        scrubber.add(secret, typeof raw.client_id === 'string' ? raw.client_id : undefined);
+    }
+    const message = err instanceof Error ? err.message : String(err);
+    // A new error: the stack trace of the first would carry the message as it was.
+    throw connectorError('config_error', scrubber.scrub(message));
+  }
+}
+
+function parseValidated(input: unknown, nowMs: number): ParsedConfig {
   if (!input || typeof input !== 'object' || Array.isArray(input)) fail('the config must be a JSON object.');
   const raw = input as Record<string, unknown>;
   const known = new Set<string>(KNOWN_OPTIONS);
@@ -333,6 +383,7 @@ export function parseConfig(input: unknown, nowMs: number): ParsedConfig {
       'a whole number of seconds from 1 to 3600'
     ),
     column_names: columnNames(reader),
+    stream_layout: streamLayout(reader),
     skip_inaccessible_quests: optional(
       reader,
       'skip_inaccessible_quests',

@@ -37,6 +37,13 @@ export const LIMITS = {
     retries: 1,
     /** The whole check, all quests included. */
     deadlineMs: MINUTE_MS,
+    /**
+     * Quests checked at once. 500 quests on a service answering in 1.3 s take 16 rounds, about 21 s:
+     * a third of the deadline, leaving room for one 429 wait of a check (at most half the deadline).
+     * No more than a sync at max_concurrent_exports 32 may have in flight, so a check asks no more of
+     * the service's (unpublished) rate limit at once than the connector's busiest sync.
+     */
+    concurrency: 32,
   },
   /** sync/export-job.ts: waiting for the service to generate an export. */
   poll: {
@@ -60,7 +67,21 @@ export const LIMITS = {
     timeouts: 2,
     /** A piece shorter than this is not split further. */
     minSplitMs: 2,
+    /**
+     * Time a window's downloads may go without a new row, summed over its cut-offs, before its
+     * stream fails (at least twice request_timeout_seconds, so that two stalls are always retried).
+     */
+    stallMs: 5 * MINUTE_MS,
+    /** A window re-planned at a known density is cut into at most this many pieces. */
+    maxPartitions: 64,
   },
+  /**
+   * api/download.ts: the floor on a download's progress. The idle timeout (request_timeout_seconds)
+   * is reset by every byte, so a body trickling one byte a minute would hold a sync for ever: a
+   * download must also bring minBytes of wire data in every span of waiting, where the span is this
+   * many idle timeouts (4 min at the default of 120 s). Time the consumer spends on the rows does not count.
+   */
+  downloadProgress: {spanIdleTimeouts: 2, minBytes: 64 * 1024},
   /** api/client.ts: redirects a download may follow (to a CDN, say) before it must have arrived at the file. */
   downloadRedirects: 5,
   /**

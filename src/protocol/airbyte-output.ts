@@ -3,7 +3,7 @@ import VError from 'verror';
 import {errorContext, errorMessage, failureTypeOf} from '../core/errors';
 import {Runtime} from '../core/runtime';
 import {RowWriter, StreamRef, StreamStatus, SyncOutput} from '../sync/output-port';
-import {errorTrace, rateLimitedReason, streamState, streamStatus} from './messages';
+import {errorTrace, rateLimitedReason, recordMessage, streamState, streamStatus} from './messages';
 import {MessageWriter} from './output';
 import {RecordEncoder} from './record-encoder';
 
@@ -25,6 +25,11 @@ export class AirbyteOutput implements SyncOutput {
   rowWriter(stream: StreamRef, columns: readonly string[], constants: Readonly<Record<string, string>>): RowWriter {
     const encoder = new RecordEncoder({stream, columns, constants});
     return {write: (rows) => this.writer.writeRecords(rows, encoder, this.runtime.now())};
+  }
+
+  async records(stream: StreamRef, data: readonly object[]): Promise<void> {
+    const at = this.runtime.now();
+    for (const d of data) await this.writer.writeLine(JSON.stringify(recordMessage(stream, d, at)));
   }
 
   state(stream: StreamRef, state: object, recordCount: number): Promise<void> {

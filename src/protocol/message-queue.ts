@@ -44,6 +44,11 @@ export class MessageQueue implements SyncOutput {
     return {write: (rows) => writer.write(rows) ?? this.backpressure()};
   }
 
+  async records(stream: StreamRef, data: readonly object[]): Promise<void> {
+    await this.output.records(stream, data);
+    await this.backpressure();
+  }
+
   state(stream: StreamRef, state: object, recordCount: number): Promise<void> {
     return this.output.state(stream, state, recordCount);
   }

@@ -32,6 +32,13 @@ export function toJsonLine(message: AirbyteMessage): string {
   return message.type === AirbyteMessageType.STATE ? line.replace(/("recordCount":-?\d+)([,}])/, '$1.0$2') : line;
 }
 
+export function recordMessage(stream: StreamDescriptor, data: object, emittedAt: number): AirbyteMessage {
+  return {
+    type: AirbyteMessageType.RECORD,
+    record: {...(stream.namespace ? {namespace: stream.namespace} : {}), stream: stream.name, emitted_at: emittedAt, data},
+  } as AirbyteMessage;
+}
+
 export function streamState(stream: StreamDescriptor, state: object, recordCount: number): StreamStateMessage {
   return {
     type: AirbyteMessageType.STATE,

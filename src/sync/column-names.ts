@@ -22,6 +22,31 @@
  * is unique within a header, so Postgres and BigQuery keep it as it is and Snowflake only upper-cases
  * it (which unquoted SQL resolves case-insensitively anyway). No code is taken from Airbyte; only the
  * behaviour above was read.
+ *
+ * The rule. A warehouse table lives for years while its survey is edited, so a column's name is a
+ * function of its header text alone: the same text gets the same name in every discover and every
+ * read, whatever is inserted, removed or reordered around it.
+ *
+ * 1. A *plain* text, ASCII letters and digits in words joined by single spaces, hyphens or
+ *    underscores (`Response ID`, `Created`, `E-mail`), is named by its words, lower-cased and joined
+ *    by `_` (`response_id`, `created`, `e_mail`), with `_` before a leading digit, when that fits in
+ *    63 characters and does not end in `_` and 8 or 16 hex digits.
+ * 2. Every other text (accents, letters outside ASCII, punctuation, too long) loses something on the
+ *    way to a name, so two different texts could meet there (`Kjønn` and `Kjonn`, or two long
+ *    questions cut at the same place). Its name is a readable part, then `_` and 8 hex digits of the
+ *    FNV-1a hash of the whole text's UTF-8 bytes: `hvor_fornoyd_er_du_med_kundeservicen_1_5_<hash>`.
+ *    The readable part is the text transliterated to snake_case, at most 54 characters: a longer
+ *    text keeps its first and its last words, a `<question>: <option>` text keeps the option whole
+ *    and shortens the question, and a text with no letters or digits left (Chinese, emoji, empty)
+ *    reads `column`.
+ * 3. The second, third, … byte-identical occurrence of a text gets `__2`, `__3` (shortening the
+ *    name before it to fit). No other name contains `__`, so these never meet another text's name.
+ *
+ * Plain names, hashed names and repeat marks are disjoint by construction. Two different texts can
+ * still claim one name in two ways: plain texts that differ only in letter case or separators
+ * (`E-mail` and `E mail`), and a hash collision between texts with the same readable part (about one
+ * pair in four billion). Then each of them takes its hashed name, and on a second collision a
+ * 16-digit hash. Only then does a name depend on another column: on the other text being there.
  */
 
 /** Postgres's identifier limit (NAMEDATALEN - 1), the shortest of the supported destinations. */
@@ -135,8 +160,6 @@ const TABLE: ReadonlyMap<string, string> = new Map(
 
 const COMBINING_MARK = /\p{M}/gu;
 const ASCII_ALNUM = /^[a-z0-9]$/;
-/** Names that must never be produced: Airbyte's own columns, and the CDC column it acts on. */
-const FORBIDDEN_PREFIXES = ['_airbyte', '_ab_cdc'];
 
 /** One lower-cased character as ASCII letters/digits, '' (dropped) or ' ' (a word separator). */
 function asciiOf(ch: string, decomposed = false): string {
@@ -174,7 +197,16 @@ function cutWords(s: string, max: number): string {
   return head.replace(/_+$/, '');
 }
 
-/** FNV-1a (32 bit) over the UTF-8 bytes: a stable fingerprint, not a security measure. */
+/** The last words of a slug within `max` characters, cut in a word only if a boundary keeps less than half. */
+function lastWords(s: string, max: number): string {
+  if (s.length <= max) return s;
+  const tail = s.slice(s.length - max);
+  if (s[s.length - max - 1] === '_') return tail;
+  const boundary = tail.indexOf('_');
+  return boundary >= 0 && boundary < Math.floor(max / 2) ? tail.slice(boundary + 1) : tail.replace(/^_+/, '');
+}
+
+/** FNV-1a (32 bit) over the UTF-8 bytes, 8 hex digits: a stable fingerprint, not a security measure. */
 function fnv1a(text: string): string {
   let h = 0x811c9dc5;
   for (const byte of Buffer.from(text, 'utf8')) {
@@ -182,6 +214,13 @@ function fnv1a(text: string): string {
     h = Math.imul(h, 0x01000193) >>> 0;
   }
   return h.toString(16).padStart(8, '0');
+}
+
+/** FNV-1a (64 bit), 16 hex digits: for the texts whose 32-bit fingerprints collide. */
+function fnv1a64(text: string): string {
+  let h = 0xcbf29ce484222325n;
+  for (const byte of Buffer.from(text, 'utf8')) h = ((h ^ BigInt(byte)) * 0x100000001b3n) & 0xffffffffffffffffn;
+  return h.toString(16).padStart(16, '0');
 }
 
 interface Parts {
@@ -206,72 +245,108 @@ function partsOf(text: string): Parts {
 }
 
 /**
- * The name of a header text within `budget` characters, with `marker` (a collision suffix such as
- * `_2`) placed before the option of a multiple-choice name and at the end of any other name.
+ * The readable part of a hashed name, at most `room` characters: the text's words, and for a text too
+ * long, its first and last words (long questions often share their start and differ at the end); for
+ * `<question>: <option>` the option whole beside a readable start of the question (up to 20
+ * characters of it), shortening the option only when that does not fit; `column` for a text without
+ * letters or digits. Never ends with `_`, never contains `__`.
  */
-function compose(text: string, budget: number, marker: string): string {
+function readable(text: string, room: number): string {
   const {head, option} = partsOf(text);
-  if (!head) return `column_${fnv1a(text)}${marker}`;
+  if (!head) return 'column';
   const lead = /^[0-9]/.test(head) ? '_' : '';
-  const room = budget - lead.length - marker.length;
-  let name: string;
+  const space = room - lead.length;
   if (!option) {
-    name = lead + cutWords(head, room) + marker;
-  } else if (head.length + 1 + option.length <= room) {
-    name = `${lead}${head}${marker}_${option}`;
-  } else {
-    // Keep the option whole when it fits beside a readable start of the question (up to 20
-    // characters of it); otherwise shorten both, the option first.
-    const optionText = cutWords(option, room - 1 - Math.min(head.length, 20));
-    const question = cutWords(head, room - (optionText ? 1 + optionText.length : 0));
-    name = `${lead}${question}${marker}${optionText ? `_${optionText}` : ''}`;
+    if (head.length <= space) return lead + head;
+    const start = cutWords(head, Math.ceil(space / 2));
+    return `${lead}${start}_${lastWords(head.slice(start.length + 1), space - start.length - 1)}`;
   }
-  // Unreachable for names built above (a leading `_` only ever precedes a digit), kept so that the
-  // guarantee does not rest on that reasoning alone.
-  if (FORBIDDEN_PREFIXES.some((p) => name.startsWith(p))) name = `col${name}`.slice(0, budget).replace(/_+$/, '');
-  return name;
+  if (head.length + 1 + option.length <= space) return `${lead}${head}_${option}`;
+  const optionText = cutWords(option, space - 1 - Math.min(head.length, 20));
+  const question = cutWords(head, space - (optionText ? 1 + optionText.length : 0));
+  return `${lead}${question}${optionText ? `_${optionText}` : ''}`;
+}
+
+const PLAIN_TEXT = /^[A-Za-z0-9]+(?:[ _-][A-Za-z0-9]+)*$/;
+/** How every hashed name ends; no plain name may end so. */
+const HASH_END = /_(?:[0-9a-f]{8}|[0-9a-f]{16})$/;
+
+/** The name of a plain text (rule 1), or undefined if the text is not plain. */
+function plainName(text: string): string | undefined {
+  if (!PLAIN_TEXT.test(text)) return undefined;
+  const name = `${/^[0-9]/.test(text) ? '_' : ''}${text.toLowerCase().replace(/[ -]/g, '_')}`;
+  return HASH_END.test(name) ? undefined : name;
+}
+
+/** 0: the name the rule gives; 1: the hashed name even for a plain text; 2: with a 16-digit hash. */
+type Level = 0 | 1 | 2;
+
+function nameOf(text: string, occurrence: number, level: Level): string {
+  const mark = occurrence > 1 ? `__${occurrence}` : '';
+  const room = MAX_NAME_LENGTH - mark.length;
+  const plain = level === 0 ? plainName(text) : undefined;
+  if (plain !== undefined && plain.length <= room) return plain + mark;
+  const hash = level === 2 ? fnv1a64(text) : fnv1a(text);
+  return `${readable(text, room - 1 - hash.length)}_${hash}${mark}`;
 }
 
 /**
- * An ASCII snake_case name (`[a-z0-9_]`, at most 63 characters, not starting with a digit) for one
- * header text. Letters are transliterated (æ -> ae, ø -> o, å -> a, ä -> a, ö -> o, ü -> u,
- * ß -> ss, þ -> th, ð -> d, œ -> oe, ł -> l, đ -> d; other accents dropped after NFKD; Cyrillic and
- * Greek by small tables), everything else separates words. A long `<question>: <option>` name keeps
- * the option and shortens the question, at a word boundary where possible. A text that leaves no
- * letters or digits (CJK, emoji, empty) gets `column_<8 hex digits of an FNV-1a hash of the text>`.
- * Deterministic and total: never throws.
+ * The name of one header text (its first occurrence, with no other text to tell apart from): ASCII
+ * snake_case, at most 63 characters, not starting with a digit, by the rule in this module's
+ * comment. Letters are transliterated (æ -> ae, ø -> o, å -> a, ä -> a, ö -> o, ü -> u, ß -> ss,
+ * þ -> th, ð -> d, œ -> oe, ł -> l, đ -> d; other accents dropped after NFKD; Cyrillic and Greek by
+ * small tables), everything else separates words. Deterministic and total: never throws.
  */
 export function warehouseName(text: string): string {
-  return compose(String(text), MAX_NAME_LENGTH, '');
+  return nameOf(String(text), 1, 0);
 }
 
 /**
- * One unique name per header, in the same order. The first header to claim a name keeps it; a later
- * one (an identical text, or one equal after transliteration or the 63-character cut) gets `_2`,
- * `_3`, … by order of appearance, before the option of a multiple-choice name
- * (`<question>_2_<option>`, so the option stays last, and the options of a second long question
- * whose cut name equals the first one's carry the same mark) and at the end of any other (`kjonn_2`, matching the connector's `Comment_2`
- * for repeated raw headers). Numbering by order of appearance keeps every existing name when a later
- * export appends columns at the end; inserting or reordering columns can renumber the ones after.
- *
- * Names in `reserved` (compared case-insensitively; for example the connector's
- * `_questback_quest_id`, `_questback_window_start`, `_questback_window_end`) are never produced, nor
- * any name starting with `_airbyte` (Airbyte's own columns) or `_ab_cdc`.
+ * One unique name per header, in the same order, by the rule in this module's comment. Names in
+ * `reserved` (compared case-insensitively; for example the connector's `_questback_quest_id`) are
+ * never produced: a text that would get one takes its hashed name. No name starts with `_` and a
+ * letter, so neither Airbyte's `_airbyte_*` and `_ab_cdc_*` columns nor the connector's fields can be
+ * produced.
  */
 export function warehouseNames(headers: readonly string[], reserved: ReadonlySet<string> = new Set()): string[] {
-  const taken = new Set<string>();
-  for (const r of reserved) taken.add(String(r).toLowerCase());
-  const usable = (name: string) => !taken.has(name) && !FORBIDDEN_PREFIXES.some((p) => name.startsWith(p));
-  // Past this many numbered attempts (only reachable with contrived inputs or reserved sets),
-  // `column_<hash>_<n>` names, distinct for every n, guarantee an end.
-  const attempts = headers.length + taken.size + 2;
-  return headers.map((raw) => {
-    const text = String(raw);
-    let name = compose(text, MAX_NAME_LENGTH, '');
-    for (let n = 2; !usable(name); n++) {
-      name = n <= attempts ? compose(text, MAX_NAME_LENGTH, `_${n}`) : `column_${fnv1a(text)}_${n}`;
+  const texts = headers.map((h) => String(h));
+  const seen = new Map<string, number>();
+  const occurrences = texts.map((t) => {
+    const n = (seen.get(t) ?? 0) + 1;
+    seen.set(t, n);
+    return n;
+  });
+  const taken = new Set([...reserved].map((r) => String(r).toLowerCase()));
+  const levels = new Map<string, Level>();
+  for (;;) {
+    const names = texts.map((t, i) => nameOf(t, occurrences[i], levels.get(t) ?? 0));
+    // Occurrences of one text never share a name, so a name with two claimants has two texts.
+    const claims = new Map<string, Set<string>>();
+    names.forEach((name, i) => claims.set(name, (claims.get(name) ?? new Set()).add(texts[i])));
+    let escalated = false;
+    for (const [name, claimants] of claims) {
+      if (claimants.size < 2 && !taken.has(name)) continue;
+      for (const t of claimants) {
+        const level = levels.get(t) ?? 0;
+        if (level < 2) {
+          levels.set(t, (level + 1) as Level);
+          escalated = true;
+        }
+      }
     }
-    taken.add(name);
-    return name;
+    if (!escalated) return settle(names, texts, taken);
+  }
+}
+
+/**
+ * Uniqueness must not rest on a hash: a name still claimed twice after the 64-bit hash (texts with
+ * the same readable part whose 64-bit fingerprints collide) gets `__p<n>`, a mark no other name has.
+ */
+function settle(names: string[], texts: readonly string[], taken: Set<string>): string[] {
+  return names.map((name, i) => {
+    let unique = name;
+    for (let n = 1; taken.has(unique); n++) unique = `column_${fnv1a64(texts[i])}__p${n}`;
+    taken.add(unique);
+    return unique;
   });
 }

@@ -18,6 +18,8 @@ export interface Environment {
 /** The HTTP side of one command: the API client, authenticated by one shared token provider. */
 export interface Connection {
   api: QuestbackApi;
+  /** Gets a token: proves auth_url and the credentials without a request to the API. */
+  authenticate(signal?: AbortSignal): Promise<void>;
 }
 
 /**
@@ -50,5 +52,8 @@ export function connect(
     (token) => env.onSecret(token)
   );
   const http = createHttpClient({...common, baseURL: config.api_url, gate: new RateLimitGate(), tokens});
-  return {api: new QuestbackApi(http, config.api_url, exportSettings(config), timeoutMs)};
+  return {
+    api: new QuestbackApi(http, config.api_url, exportSettings(config), timeoutMs),
+    authenticate: async (signal) => void (await tokens.token(signal)),
+  };
 }

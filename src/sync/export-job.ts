@@ -9,6 +9,7 @@ import {Setback} from './export-policy';
 
 /** How one export job ended: its file is ready, or a setback the policy decides about. */
 export type JobResult =
+  /** generationMs: from creation (or, for an export of an earlier attempt, from the first poll) to its file. */
   | {kind: 'ready'; exportId: string; downloadUrl: string; generationMs: number}
   | Extract<Setback, {kind: 'failed' | 'timeout' | 'vanished'}>;
 
@@ -22,21 +23,31 @@ export interface JobContext {
   onConflict?: () => void;
 }
 
-/**
- * One export job, from creation to a terminal status: created (waiting, within the export timeout,
- * while the service says it is generating another export of the quest), then polled with capped
- * exponential backoff until its file is ready, it fails, it vanishes or the timeout passes. The
- * wait is visible: every status change, and a line a minute while nothing changes.
- */
+/** An export known by its id: created by this job, or by an earlier attempt and found in the state. */
+export interface ExportHandle {
+  questId: string;
+  exportId: string;
+  window: TimeWindow;
+}
+
+/** One export job from creation to a terminal status (discover's samples; reads create and wait in two steps). */
 export async function runExportJob(
   ctx: JobContext,
   questId: string,
   window: TimeWindow,
   signal: AbortSignal
 ): Promise<JobResult> {
+  return awaitExport(ctx, await createExport(ctx, questId, window, signal), signal);
+}
+
+/**
+ * Waits for an export to reach a terminal status, polling with capped exponential backoff until its
+ * file is ready, it fails, it vanishes or export_timeout_minutes pass. The wait is visible: every
+ * status change, and a line a minute while nothing changes.
+ */
+export async function awaitExport(ctx: JobContext, handle: ExportHandle, signal: AbortSignal): Promise<JobResult> {
   const {api, runtime, logger, timeoutMs} = ctx;
-  const exportId = await create(ctx, questId, window, signal);
-  logger.info(`Quest ${questId}: created export ${exportId} for window ${describeWindow(window)}`);
+  const {questId, exportId} = handle;
   const createdAt = runtime.now();
   let delay: number = LIMITS.poll.initialMs;
   let last = '';
@@ -74,13 +85,21 @@ export async function runExportJob(
 }
 
 /** Creates the export; a 409 (another export of the quest is being generated) is waited out, within the timeout. */
-async function create(ctx: JobContext, questId: string, window: TimeWindow, signal: AbortSignal): Promise<string> {
+export async function createExport(
+  ctx: JobContext,
+  questId: string,
+  window: TimeWindow,
+  signal: AbortSignal
+): Promise<ExportHandle> {
   const {api, runtime, logger, timeoutMs} = ctx;
   const startedAt = runtime.now();
   let wait: number = LIMITS.conflict.initialMs;
   for (;;) {
     const created = await api.createExport(questId, window, signal);
-    if (created.kind === 'created') return created.exportId;
+    if (created.kind === 'created') {
+      logger.info(`Quest ${questId}: created export ${created.exportId} for window ${describeWindow(window)}`);
+      return {questId, exportId: created.exportId, window};
+    }
     ctx.onConflict?.();
     const waited = runtime.now() - startedAt;
     if (waited + wait > timeoutMs) {

@@ -37,6 +37,8 @@ export interface PieceRecord {
 export interface WindowBudget {
   setbacks: number;
   timeouts: number;
+  /** Time the window's cut-off downloads went without a row new to it, summed. */
+  stalledMs: number;
 }
 
 export function describeSetback(s: Setback): string {
@@ -64,12 +66,24 @@ export function describeSetback(s: Setback): string {
  * - an export that vanished, or whose file is gone, is created again;
  * - a cut-off download is downloaded again (the rows already emitted are skipped); after
  *   LIMITS.window.cutOffsBeforeSplit cut-offs in a row the piece is split;
- * - a planned window and all its pieces share LIMITS.window.setbacks; then the stream fails, and
- *   the next sync starts again from the last STATE.
+ * - a planned window and all its pieces share LIMITS.window.setbacks, and a budget of time without
+ *   a new row across its cut-off downloads (stallBudgetMs); past either the stream fails, and the
+ *   next sync starts again from the last STATE.
  * A piece shorter than LIMITS.window.minSplitMs is never split: it is tried again instead, or fails.
  */
-export function decide(setback: Setback, piece: PieceRecord, budget: WindowBudget): Decision {
+export function decide(
+  setback: Setback,
+  piece: PieceRecord,
+  budget: WindowBudget,
+  stallBudgetMs: number = LIMITS.window.stallMs
+): Decision {
   budget.setbacks++;
+  if (budget.stalledMs > stallBudgetMs) {
+    return {
+      action: 'fail',
+      why: `its downloads went ${formatDuration(budget.stalledMs)} without a new row (at most ${formatDuration(stallBudgetMs)} are allowed), the last: ${describeSetback(setback)}`,
+    };
+  }
   if (budget.setbacks > LIMITS.window.setbacks) {
     return {
       action: 'fail',

@@ -21,6 +21,8 @@ export interface SyncOutput {
   rateLimited(stream: StreamRef, until: number): void;
   /** Records carry `columns` in cell order, then the fields in `constants`. */
   rowWriter(stream: StreamRef, columns: readonly string[], constants: Readonly<Record<string, string>>): RowWriter;
+  /** Records of a small stream whose data the sync builds itself (typed values, not CSV cells). */
+  records(stream: StreamRef, data: readonly object[]): Promise<void>;
   /** A checkpoint: written out at once. */
   state(stream: StreamRef, state: object, recordCount: number): Promise<void>;
   /** A failure, of a stream or (without one) of the whole sync. */

@@ -1,40 +1,25 @@
+import {setMaxListeners} from 'events';
 import {AirbyteLogger} from 'faros-airbyte-cdk';
 
-import {findQuestInaccessible, RequestContext} from '../api/api-error';
-import {QuestbackConfig, SEPARATORS} from '../core/config';
+import {findQuestInaccessible} from '../api/api-error';
+import {exportSettings} from '../api/client';
 import {Cancelled, connectorError, errorMessage, isAuthFailure} from '../core/errors';
-import {Runtime} from '../core/runtime';
-import {DAY_MS, formatUtcTimestamp} from '../core/time';
-import {Connection} from './connection';
+import {columnsStream} from './columns-stream';
 import {StreamRef, SyncOutput} from './output-port';
-import {QuestPlan, QuestSync} from './quest-sync';
+import {questStreams} from './quest-streams';
+import {responsesStream} from './responses-stream';
 import {ExportSlots} from './scheduler';
-import {CONNECTOR_FIELDS, questIdFromStreamName} from './schema';
-import {cursorOf, densityOf} from './state';
-import {sinceForStartDate} from './windows';
+import {exportFingerprint} from './state';
+import {ConfiguredStream, HeaderBoard, ReadContext, ReadEnv, StreamDefinition, StreamRead, streamRef} from './streams';
 
-/** A stream of the configured catalog, as far as the reader needs it. */
-export interface ConfiguredStream {
-  stream: {name: string; namespace?: string | null; json_schema?: {properties?: Record<string, {title?: unknown}>}};
-  sync_mode: string;
-}
+export type {ConfiguredStream, ReadContext} from './streams';
 
-/** What a read needs from outside, wired by the source. */
-export interface ReadContext {
-  config: QuestbackConfig;
-  runtime: Runtime;
-  logger: AirbyteLogger;
-  /** The API client for this read; reports waits for the rate limit to the listener. */
-  connect(onThrottle: (ctx: RequestContext | undefined, waitMs: number, resetAt: number) => void): Connection;
-  /** The newest moment this read exports (now less settle_seconds). */
-  syncEnd: number;
-  /** Aborts the read (the process is told to stop, or the consumer went away). */
-  signal: AbortSignal;
-}
+/** The kinds of stream a read knows, looked up by each configured stream's name. */
+const DEFINITIONS: readonly StreamDefinition[] = [questStreams, responsesStream, columnsStream];
 
-interface StreamPlan {
+interface PlannedStream {
   ref: StreamRef;
-  plan?: QuestPlan;
+  read?: StreamRead;
   /** Why the stream cannot be read at all. */
   error?: Error;
 }
@@ -55,57 +40,56 @@ export function checkCatalog(streams: readonly ConfiguredStream[]): void {
   }
 }
 
-/** Where each stream starts and what its configured schema holds; a bad state fails the whole read here. */
-function planStream(ctx: ReadContext, configured: ConfiguredStream, states: ReadonlyMap<string, unknown>): StreamPlan {
-  const {config, logger} = ctx;
-  const ref: StreamRef = {
-    name: configured.stream.name,
-    ...(configured.stream.namespace ? {namespace: configured.stream.namespace} : {}),
-  };
-  const questId = questIdFromStreamName(ref.name);
-  if (!questId || !config.quest_ids.includes(questId)) {
-    return {
-      ref,
-      error: connectorError(
-        'config_error',
-        `Stream ${ref.name} is not one of this source's quests (${config.quest_ids.join(', ')}). Refresh the source schema in Airbyte, or add the quest id to quest_ids.`,
-        {stream: ref.name}
-      ),
-    };
-  }
-  const properties = configured.stream.json_schema?.properties ?? {};
-  const names = Object.keys(properties).filter((c) => !CONNECTOR_FIELDS.has(c));
-  const titles = names.map((n) => (typeof properties[n]?.title === 'string' ? (properties[n].title as string) : n));
-  const startSince = sinceForStartDate(Date.parse(config.start_date));
-  const streamState = states.get(ref.name);
-  const incremental = configured.sync_mode === 'incremental';
-  const stateCursor = incremental ? cursorOf(streamState, ref.name) : undefined;
-  let cursor = stateCursor ?? startSince;
-  if (stateCursor !== undefined && stateCursor < startSince) {
-    logger.info(
-      `Stream ${ref.name}: the state's cursor ${formatUtcTimestamp(stateCursor)} lies before start_date; reading from start_date ${config.start_date}.`
-    );
-    cursor = startSince;
-  }
-  let from = cursor;
-  if (stateCursor !== undefined && config.lookback_days > 0) {
-    from = Math.max(startSince, cursor - config.lookback_days * DAY_MS);
-    logger.info(
-      `Stream ${ref.name}: re-reading the ${config.lookback_days} day(s) before the cursor for late answers (lookback_days).`
-    );
+/** A state that names nothing this read knows is not silently dropped: everything it covered is read again. */
+function warnIgnoredState(
+  logger: AirbyteLogger,
+  catalog: readonly ConfiguredStream[],
+  states: ReadonlyMap<string, unknown> & {ignored?: readonly string[]}
+): void {
+  const names = new Set(catalog.map((c) => c.stream.name));
+  // A state for a stream deselected since is normal; one that matches no configured stream at all is not.
+  const matched = [...states.keys()].some((name) => names.has(name));
+  const strangers = matched ? [] : [...states.keys()];
+  const ignored = [
+    ...(states.ignored ?? []),
+    ...(strangers.length
+      ? [
+          `the state of ${strangers.length} stream(s) not in this connection's catalog (${strangers
+            .slice(0, 5)
+            .map((n) => JSON.stringify(n))
+            .join(', ')}${strangers.length > 5 ? ', ...' : ''})`,
+        ]
+      : []),
+  ];
+  if (!ignored.length) return;
+  logger.warn(
+    `The input state holds what this connector does not use, and it is ignored: ${ignored.join('; ')}. Streams without a state of their own are read from start_date. If this state came from another connector or an older setup, nothing is wrong; otherwise check the connection's state in Airbyte.`
+  );
+}
+
+/** The configured stream's read, as the definition of its kind plans it; a stream of no kind, or of a quest not configured, is an error of its own. */
+function planStream(
+  ctx: ReadContext,
+  configured: ConfiguredStream,
+  states: ReadonlyMap<string, unknown>,
+  out: SyncOutput
+): PlannedStream {
+  const ref = streamRef(configured);
+  const {quest_ids} = ctx.config;
+  for (const definition of DEFINITIONS) {
+    const read = definition.plan(ctx, configured, states.get(ref.name), out);
+    if (!read) continue;
+    const stranger = read.questIds.find((q) => !quest_ids.includes(q));
+    if (stranger === undefined) return {ref, read};
+    break;
   }
   return {
     ref,
-    plan: {
-      questId,
-      stream: ref,
-      configuredNames: new Set(names),
-      configuredTitles: new Set(titles),
-      from,
-      cursor,
-      end: ctx.syncEnd,
-      density: incremental ? densityOf(streamState) : undefined,
-    },
+    error: connectorError(
+      'config_error',
+      `Stream ${ref.name} is not one of this source's streams (stream_layout ${ctx.config.stream_layout}, quests ${quest_ids.join(', ')}). Refresh the source schema in Airbyte, or add the quest id to quest_ids.`,
+      {stream: ref.name}
+    ),
   };
 }
 
@@ -113,71 +97,71 @@ function planStream(ctx: ReadContext, configured: ConfiguredStream, states: Read
  * The read command: every configured stream through STARTED, RUNNING, then COMPLETE, or INCOMPLETE
  * with an error trace. Streams run side by side, sharing the export slots, and their records
  * interleave window by window. A failing stream does not stop the others; a failure of the
- * credentials or the token service stops all of them and is reported once. Resolves to false if any
- * stream failed.
+ * credentials or the token service stops all of them and is reported once. When no quest at all
+ * could be read (every one inaccessible), the read fails as a config_error. Resolves to false if
+ * any stream failed.
  */
 export async function readStreams(
   ctx: ReadContext,
   catalog: readonly ConfiguredStream[],
-  states: ReadonlyMap<string, unknown>,
+  states: ReadonlyMap<string, unknown> & {ignored?: readonly string[]},
   out: SyncOutput
 ): Promise<boolean> {
-  const {config, logger, runtime} = ctx;
+  const {config, logger} = ctx;
   checkCatalog(catalog);
-  const plans = catalog.map((configured) => planStream(ctx, configured, states));
-  const byQuest = new Map(plans.filter((p) => p.plan).map((p) => [p.plan?.questId as string, p.ref]));
+  warnIgnoredState(logger, catalog, states);
+  const plans = catalog.map((configured) => planStream(ctx, configured, states, out));
+  const byQuest = new Map<string, StreamRef>();
+  for (const p of plans) for (const q of p.read?.questIds ?? []) if (!byQuest.has(q)) byQuest.set(q, p.ref);
   const connection = ctx.connect((request, waitMs, resetAt) => {
     const ref = request?.questId ? byQuest.get(request.questId) : undefined;
     if (!ref) return;
     logger.warn(`Stream ${ref.name} is rate limited for ${Math.round(waitMs / 1000)} s`);
     out.rateLimited(ref, resetAt);
   });
-  const slots = new ExportSlots(config.max_concurrent_exports);
   const stopAll = new AbortController();
+  // Every quest's sync listens for the stop: as many listeners as quests is the design, not a leak.
+  setMaxListeners(0, stopAll.signal);
   const onStop = (): void => stopAll.abort(new Cancelled('the read was stopped'));
   ctx.signal.addEventListener('abort', onStop, {once: true});
+  const env: ReadEnv = {
+    ctx,
+    connection,
+    slots: new ExportSlots(config.max_concurrent_exports),
+    out,
+    stop: stopAll.signal,
+    fingerprint: exportFingerprint(config.api_url, exportSettings(config)),
+    headers: new HeaderBoard(),
+    questsRead: new Set(plans.flatMap((p) => (p.read && p.read.ref.name !== 'columns' ? p.read.questIds : []))),
+  };
   let authError: Error | undefined;
   let ok = true;
+  const quests = new Set(plans.flatMap((p) => p.read?.questIds ?? []));
+  const inaccessible = new Map<string, string>();
+  const skipped = (ref: StreamRef) => (questId: string, why: string) => {
+    inaccessible.set(questId, why);
+    logger.warn(
+      `Stream ${ref.name}: quest ${questId} skipped: ${why} (skip_inaccessible_quests is on, so the other quests sync; this quest's state does not move).`
+    );
+  };
 
   for (const p of plans) out.status(p.ref, 'STARTED');
-  const runOne = async (p: StreamPlan): Promise<void> => {
+  const runOne = async (p: PlannedStream): Promise<void> => {
     try {
-      if (p.error || !p.plan) throw p.error;
+      if (p.error || !p.read) throw p.error;
       out.status(p.ref, 'RUNNING');
-      logger.info(
-        `Stream ${p.ref.name}: reading from ${formatUtcTimestamp(p.plan.from)} to ${formatUtcTimestamp(p.plan.end)}`
-      );
-      const sync = new QuestSync(
-        {
-          api: connection.api,
-          slots,
-          runtime,
-          logger,
-          output: out,
-          sizing: {
-            targetRows: config.target_rows_per_export,
-            maxSpanMs: config.window_days ? config.window_days * DAY_MS : undefined,
-          },
-          exportTimeoutMs: config.export_timeout_minutes * 60_000,
-          csv: {separator: SEPARATORS[config.field_separator], acceptStrayQuotes: config.accept_stray_quotes},
-          columnNames: config.column_names,
-        },
-        p.plan,
-        stopAll.signal
-      );
-      const records = await sync.run();
+      const records = await p.read.read(env, skipped(p.ref));
       logger.info(`Stream ${p.ref.name}: complete, ${records} records`);
       out.status(p.ref, 'COMPLETE');
     } catch (err) {
       const error = err instanceof Error ? err : new Error(String(err));
+      const questId = p.read?.questIds.length === 1 ? p.read.questIds[0] : undefined;
       if (stopAll.signal.aborted || isAuthFailure(error)) {
         // Stopped from outside, or the credentials failed: reported once for the whole read.
         if (!authError && isAuthFailure(error)) authError = error;
         if (!stopAll.signal.aborted) stopAll.abort(new Cancelled('the credentials failed'));
-      } else if (findQuestInaccessible(error) && config.skip_inaccessible_quests) {
-        logger.warn(
-          `Stream ${p.ref.name} skipped: ${errorMessage(error)} (skip_inaccessible_quests is on, so the other quests sync and the sync succeeds; this stream's state does not move).`
-        );
+      } else if (questId !== undefined && findQuestInaccessible(error) && config.skip_inaccessible_quests) {
+        skipped(p.ref)(questId, errorMessage(error));
       } else {
         ok = false;
         logger.error(`Stream ${p.ref.name} failed: ${errorMessage(error)}`);
@@ -196,5 +180,17 @@ export async function readStreams(
     return false;
   }
   if (ctx.signal.aborted) return false;
+  if (quests.size > 0 && inaccessible.size === quests.size) {
+    // A login whose access was withdrawn must not pass as a successful sync with no data.
+    const reasons = [...inaccessible].map(([q, why]) => `${q}: ${why}`);
+    await out.error(
+      connectorError(
+        'config_error',
+        `None of the ${quests.size} configured quest(s) could be read, so this sync read nothing (skip_inaccessible_quests skips some quests, not all): ${reasons.slice(0, 3).join('; ')}${reasons.length > 3 ? '; ...' : ''}. Check that the API login still has access to the quests (ask your Questback account owner), and the quest ids.`,
+        {quests: quests.size}
+      )
+    );
+    return false;
+  }
   return ok;
 }

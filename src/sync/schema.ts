@@ -9,6 +9,30 @@ export const WINDOW_START_FIELD = '_questback_window_start';
 export const CURSOR_FIELD = '_questback_window_end';
 export const CONNECTOR_FIELDS: ReadonlySet<string> = new Set([QUEST_ID_FIELD, WINDOW_START_FIELD, CURSOR_FIELD]);
 
+/** The combined layout's object of every cell of a response, keyed by header text (responses-stream.ts). */
+export const ANSWERS_FIELD = 'answers';
+
+/**
+ * The keys of the answers object: each header text exactly as exported. A text repeated byte for
+ * byte in one export gets " (2)", " (3)" … by occurrence (and a further number should that key be
+ * taken by another header), so that no cell is lost to a duplicate key.
+ */
+export function answerKeys(header: readonly string[]): string[] {
+  const taken = new Set(header);
+  const seen = new Set<string>();
+  return header.map((text) => {
+    if (!seen.has(text)) {
+      seen.add(text);
+      return text;
+    }
+    let n = 2;
+    while (taken.has(`${text} (${n})`) || seen.has(`${text} (${n})`)) n++;
+    const key = `${text} (${n})`;
+    seen.add(key);
+    return key;
+  });
+}
+
 /** A warehouse-safe table name that still shows the quest id: quest_<uuid with underscores>. */
 export function streamNameFor(questId: string): string {
   return `quest_${questId.toLowerCase().replace(/-/g, '_')}`;
@@ -37,25 +61,34 @@ export function recordColumns(header: readonly string[], mode: ColumnNames): Col
   return header.map((title, i) => ({name: names[i], title}));
 }
 
-const TIMESTAMP_NAME =
-  /^(created|created at|creation date|completed|completed at|started|started at|submitted|submitted at|last modified|modified)$/i;
+/** The export's response creation time, the time its `since`/`until` filter compares. */
+const CREATED = /^created$/i;
 
 /**
- * Marks as date-time the response timestamp columns (`Created` and the like) whose sampled values
- * are all ISO 8601 UTC timestamps. With no sample value the column stays a string: a guessed type
- * would make a destination null every value of another format.
+ * Types the columns. A column's type must not depend on whether the quest had responses when
+ * discover ran: a type that changes on a schema refresh is a breaking change in Airbyte. So the
+ * header decides: `Created` (any case), the creation time, is date-time also for an empty sample;
+ * every other column is a nullable string, since nothing else is certain (other timestamp-like
+ * headers are not documented). The one exception protects the data: a sampled `Created` value that
+ * is not an ISO 8601 UTC timestamp keeps the column a string, as a destination would null every
+ * such value of a date-time column.
  */
 export function typeColumns(columns: Column[], sample: readonly string[][]): Column[] {
   return columns.map((column, i) => {
-    const values = sample.map((row) => row[i]).filter((v) => v !== undefined && v !== '');
-    const timestamps = values.length > 0 && values.every((v) => parseUtcTimestamp(v) !== undefined);
-    return TIMESTAMP_NAME.test(column.title.trim()) && timestamps ? {...column, format: 'date-time'} : column;
+    if (!CREATED.test(column.title.trim())) return column;
+    const contradicted = sample.some((row) => row[i] && parseUtcTimestamp(row[i]) === undefined);
+    return contradicted ? column : {...column, format: 'date-time'};
   });
+}
+
+/** Whether a header text is the response id column ("Response ID", "ResponseId", "response_id"...). */
+export function isResponseIdHeader(text: string): boolean {
+  return text.toLowerCase().replace(/[^a-z]/g, '') === 'responseid';
 }
 
 /** The response id column, if the export has one: the natural primary key of a quest's rows. */
 export function responseIdColumn(columns: readonly Column[]): string | undefined {
-  return columns.find((c) => c.title.toLowerCase().replace(/[^a-z]/g, '') === 'responseid')?.name;
+  return columns.find((c) => isResponseIdHeader(c.title))?.name;
 }
 
 export interface JsonSchema {

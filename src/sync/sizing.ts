@@ -1,3 +1,4 @@
+import {LIMITS} from '../core/limits';
 import {DAY_MS, formatDuration, TimeWindow} from '../core/time';
 import {spanOf} from './windows';
 
@@ -77,16 +78,22 @@ export class WindowSizer {
   }
 
   /**
-   * Rows per ms: the last window's alone when it held enough rows to tell (density changes, and the
-   * latest is the best guess of the next), else pooled with everything seen, so that a few rows in
-   * a short window do not make the next window tiny. One row more than seen, so that empty windows
-   * say "sparse", not "infinitely sparse".
+   * Rows and span the density is taken from: the last window's alone when it held enough rows to
+   * tell (density changes, and the latest is the best guess of the next), else pooled with
+   * everything seen, so that a few rows in a short window do not make the next window tiny.
    */
-  private density(): number {
+  private basis(): {rows: number; span: number} {
     const last = this.last;
-    if (last && last.rows >= TELLING_ROWS) return last.rows / Math.max(1, spanOf(last.window));
-    const rows = this.pooled.rows + (last?.estimated ? last.rows : 0);
-    const span = this.pooled.span + (last?.estimated ? spanOf(last.window) : 0);
+    if (last && last.rows >= TELLING_ROWS) return {rows: last.rows, span: Math.max(1, spanOf(last.window))};
+    return {
+      rows: this.pooled.rows + (last?.estimated ? last.rows : 0),
+      span: this.pooled.span + (last?.estimated ? spanOf(last.window) : 0),
+    };
+  }
+
+  /** Rows per ms, one row more than seen, so that empty windows say "sparse", not "infinitely sparse". */
+  private density(): number {
+    const {rows, span} = this.basis();
     return (rows + 1) / Math.max(1, span);
   }
 
@@ -162,11 +169,32 @@ export class WindowSizer {
       this.bytesPerRow = observation.bytes / observation.rows;
   }
 
-  /** The density to remember in the state, when anything was seen: the pooled one, steadier than the last window's. */
+  /**
+   * The density to remember in the state: the one the next window is sized by (so a resume plans
+   * what this sync would have planned), including a window known only by its estimated size.
+   */
   hint(): DensityHint | undefined {
-    if (this.pooled.span <= 0) return undefined;
-    const hint: DensityHint = {rows_per_day: Math.round((this.pooled.rows / this.pooled.span) * DAY_MS * 1000) / 1000};
+    const {rows, span} = this.basis();
+    if (span <= 0) return undefined;
+    const hint: DensityHint = {rows_per_day: Math.round((rows / span) * DAY_MS * 1000) / 1000};
     if (this.bytesPerRow !== undefined) hint.bytes_per_row = Math.round(this.bytesPerRow);
     return hint;
+  }
+
+  /**
+   * A window cut into pieces of about `targetRows` each at the density seen (a window that must be
+   * exported anew and that the density says is far larger than the target).
+   */
+  partition(window: TimeWindow): TimeWindow[] {
+    const expected = this.informed ? this.density() * spanOf(window) : 0;
+    const count = Math.min(LIMITS.window.maxPartitions, Math.max(1, Math.round(expected / this.options.targetRows)));
+    const pieces: TimeWindow[] = [];
+    let since = window.since;
+    for (let i = 1; i <= count; i++) {
+      const until = i === count ? window.until : window.since + Math.floor((spanOf(window) * i) / count);
+      if (until > since) pieces.push({since, until});
+      since = until;
+    }
+    return pieces;
   }
 }

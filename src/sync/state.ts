@@ -1,5 +1,9 @@
+import {createHash} from 'crypto';
+
+import {ExportSettings} from '../api/client';
 import {connectorError} from '../core/errors';
 import {formatUtcTimestamp, parseUtcTimestamp} from '../core/time';
+import {QuestProgress, RecordedExport, StateCodec} from './checkpoints';
 import {CURSOR_FIELD} from './schema';
 import {DensityHint} from './sizing';
 
@@ -13,10 +17,73 @@ export interface QuestState {
   cursor: string;
   cursor_field: string[];
   density?: DensityHint;
+  /** Exports created past the cursor and not yet read whole: a later attempt re-uses them while they last. */
+  exports?: ExportState[];
 }
 
-export function questState(cursorMs: number, density?: DensityHint): QuestState {
-  return {cursor: formatUtcTimestamp(cursorMs), cursor_field: [CURSOR_FIELD], ...(density ? {density} : {})};
+interface ExportState {
+  export_id: string;
+  since: string;
+  until: string;
+  settings: string;
+}
+
+export function questState(progress: QuestProgress): QuestState {
+  const {cursor, density, exports} = progress;
+  return {
+    cursor: formatUtcTimestamp(cursor),
+    cursor_field: [CURSOR_FIELD],
+    ...(density ? {density} : {}),
+    ...(exports.length
+      ? {
+          exports: exports.map((e) => ({
+            export_id: e.exportId,
+            since: formatUtcTimestamp(e.window.since),
+            until: formatUtcTimestamp(e.window.until),
+            settings: e.fingerprint,
+          })),
+        }
+      : {}),
+  };
+}
+
+/**
+ * One stream for all quests (stream_layout "combined"): the stream state maps each quest to its own
+ * state. Quests the state knows but this read does not (removed from quest_ids) keep their entry.
+ */
+export function combinedState(previous: Readonly<Record<string, unknown>>): StateCodec {
+  return (quests) => {
+    const states: Record<string, unknown> = {...previous};
+    for (const [questId, progress] of quests) states[questId] = questState(progress);
+    return {quests: states};
+  };
+}
+
+/** The quests' states in a combined stream state (quest id -> its state). */
+export function questStatesOf(streamState: unknown, stream: string): Record<string, unknown> {
+  if (streamState === undefined || streamState === null) return {};
+  const quests = (streamState as {quests?: unknown}).quests;
+  if (typeof streamState !== 'object' || !quests || typeof quests !== 'object' || Array.isArray(quests)) {
+    invalid(`the state of stream ${stream} has no 'quests' map (got ${JSON.stringify(streamState).slice(0, 200)}).`);
+  }
+  return quests as Record<string, unknown>;
+}
+
+/** One stream per quest: the stream state is the quest's. */
+export const perQuestState: StateCodec = (quests) => {
+  const [only] = quests.values();
+  return questState(only);
+};
+
+/**
+ * A short digest of what makes an export's file what it is (the API address and the export
+ * settings): an export recorded with another digest was made with other settings and is not re-used.
+ */
+export function exportFingerprint(apiUrl: string, settings: ExportSettings): string {
+  return createHash('sha256')
+    .update(JSON.stringify([apiUrl, settings]))
+    .digest('base64url')
+    .slice(0, 16);
 }
 
 function invalid(message: string): never {
@@ -26,22 +93,34 @@ function invalid(message: string): never {
   );
 }
 
+/** The state a read starts from: stream name -> stream state, and what of the input was ignored, for a warning. */
+export class StateInput extends Map<string, unknown> {
+  readonly ignored: string[] = [];
+}
+
 /**
  * Reads the state file into stream name -> stream state. Accepts the per-stream messages Airbyte
- * passes (an array of STREAM states) and the older name -> state object; rejects the compressed
- * or global forms with a message saying what to do.
+ * passes (an array of STREAM states, or one of them) and the older name -> state object. A GLOBAL
+ * or LEGACY state is not this connector's: it is ignored, and said so (everything is read again).
+ * The compressed form of older builds is rejected with a message saying what to do.
  */
-export function parseStateInput(raw: unknown): Map<string, unknown> {
-  const states = new Map<string, unknown>();
+export function parseStateInput(raw: unknown): StateInput {
+  const states = new StateInput();
   if (raw === undefined || raw === null) return states;
-  if (Array.isArray(raw)) {
-    for (const [i, message] of raw.entries()) {
+  const messages = Array.isArray(raw)
+    ? raw
+    : typeof raw === 'object' && typeof (raw as {type?: unknown}).type === 'string'
+      ? [raw]
+      : undefined;
+  if (messages) {
+    for (const [i, message] of messages.entries()) {
       const msg = (message ?? {}) as {
         type?: string;
         stream?: {stream_descriptor?: {name?: unknown}; stream_state?: unknown};
       };
       if (msg.type !== 'STREAM' && !(msg.type === undefined && msg.stream)) {
-        invalid(`entry ${i} has type ${JSON.stringify(msg.type)}; this connector keeps per-stream (STREAM) state.`);
+        states.ignored.push(`a ${String(msg.type)} state (entry ${i}; this connector keeps per-stream STREAM state)`);
+        continue;
       }
       const name = msg.stream?.stream_descriptor?.name;
       if (typeof name !== 'string') invalid(`entry ${i} has no stream_descriptor.name.`);
@@ -81,4 +160,22 @@ export function densityOf(streamState: unknown): DensityHint | undefined {
     rows_per_day: rows,
     ...(typeof bytes === 'number' && Number.isFinite(bytes) && bytes > 0 ? {bytes_per_row: bytes} : {}),
   };
+}
+
+/**
+ * The exports a stream's state records past its cursor, in window order. Anything malformed is
+ * left out (the window is then exported anew): a recorded export is an optimisation, never a must.
+ */
+export function recordedExportsOf(streamState: unknown): RecordedExport[] {
+  const list = (streamState as {exports?: unknown} | undefined)?.exports;
+  if (!Array.isArray(list)) return [];
+  const found: RecordedExport[] = [];
+  for (const item of list as Partial<ExportState>[]) {
+    const since = typeof item?.since === 'string' ? parseUtcTimestamp(item.since) : undefined;
+    const until = typeof item?.until === 'string' ? parseUtcTimestamp(item.until) : undefined;
+    if (typeof item?.export_id !== 'string' || !item.export_id || since === undefined || until === undefined) continue;
+    if (until <= since || typeof item.settings !== 'string') continue;
+    found.push({exportId: item.export_id, window: {since, until}, fingerprint: item.settings});
+  }
+  return found.sort((a, b) => a.window.since - b.window.since);
 }

@@ -5,29 +5,27 @@ import {DownloadCutOff} from '../api/download';
 import {connectorError} from '../core/errors';
 import {CsvFormatError} from '../csv/parser';
 import {CsvEncodingError, CsvReadOptions, readCsv} from '../csv/reader';
+import {IdentityResume} from './resume';
 
 /** More bytes than this that are not valid in the file's encoding fail the window instead of a warning. */
 export const MAX_INVALID_SEQUENCES = 100;
 
 /**
- * What this sync has emitted of a planned window, carried from file to file of it: when a download
- * is cut off and the export is downloaded again, or the window is split after some rows were
- * emitted, the new files start with rows already emitted. They are skipped by count, and the row
- * where skipping ends must be the last one emitted, so that nothing is emitted twice or lost.
+ * What this sync has read of a planned window, carried from file to file of it: when a download is
+ * cut off and the export is downloaded again, its file is gone and the export is created again, or
+ * the window is split, the next files skip exactly the rows the window emitted already (by identity,
+ * see resume.ts), in whatever order they list them.
  */
-export interface ChainState {
-  /** Rows at the start of the window's next file that were already emitted. */
-  pendingSkip: number;
-  /** The last row emitted. */
-  last?: string[];
+export interface WindowFiles {
   /** The header of the window's first file; every later file must repeat it. */
   header?: string[];
+  resume?: IdentityResume;
 }
 
 /** Where the rows of a window go. */
 export interface WindowSink {
-  /** The header of the window's files, once, before any row. */
-  begin(header: string[]): void;
+  /** The header of the window's files, once, before any row; returns the index of the rows' identity (-1: none). */
+  begin(header: string[]): number;
   rows(rows: string[][]): Promise<void> | undefined;
   /** The file's size is known: its row count, estimated from its announced length and its first rows. */
   estimate?(rows: number): void;
@@ -41,10 +39,11 @@ export type ReadOutcome =
       /** Rows in this file. */
       rows: number;
       bytes: number;
-      /** Every row skipped was checked against the last one emitted. */
-      verified: boolean;
+      /** Rows of this file the window had emitted already. */
+      skipped: number;
     }
-  | {kind: 'cut-off'; reason: string}
+  /** stalledMs: how long the file went without a row new to the window before it was cut off. */
+  | {kind: 'cut-off'; reason: string; stalledMs: number}
   | {kind: 'gone'; httpStatus: number};
 
 export interface FileRef {
@@ -62,6 +61,7 @@ export interface FileContext {
   /** Header texts the configured catalog knows: a first line sharing none of them is data, not a header. */
   knownTitles: ReadonlySet<string>;
   signal: AbortSignal;
+  now(): number;
 }
 
 function sameRow(a: readonly string[] | undefined, b: readonly string[] | undefined): boolean {
@@ -69,31 +69,25 @@ function sameRow(a: readonly string[] | undefined, b: readonly string[] | undefi
 }
 
 /**
- * Downloads one export file and pushes its rows to the sink, skipping those the chain says were
- * emitted already. A cut-off comes back as a typed outcome (the chain then counts the rows this file
- * emitted, for the next file); a file that differs from the earlier download is an error.
+ * Downloads one export file and pushes the rows its window has not emitted yet to the sink. A
+ * cut-off comes back as a typed outcome; a file whose header differs from the window's is an error.
  */
 export async function readExportFile(
   ctx: FileContext,
   file: FileRef,
-  chain: ChainState,
+  files: WindowFiles,
   sink: WindowSink
 ): Promise<ReadOutcome> {
   const {questId, exportId, where} = file;
   const opened = await ctx.api.openDownload(questId, exportId, file.url, ctx.signal);
   if (opened.kind === 'gone') return opened;
   const download = opened.download;
-  const skipAtStart = chain.pendingSkip;
-  let skipLeft = skipAtStart;
+  let lastNew = ctx.now();
   let position = 0;
   let emitted = 0;
   let estimated = false;
-  const differs = (what: string): Error =>
-    connectorError(
-      'transient_error',
-      `Quest ${questId}: export ${exportId} of ${where} differs from the earlier download of this window (${what}); nothing more of it is emitted, and the window is read again by the next sync.`,
-      {questId, exportId, window: where}
-    );
+  let resume: IdentityResume | undefined;
+  const skippedBefore = files.resume?.skipped ?? 0;
 
   let summary;
   try {
@@ -102,49 +96,44 @@ export async function readExportFile(
       {...ctx.csv, maxInvalidSequences: MAX_INVALID_SEQUENCES, withholdUnterminatedRow: download.framing === 'close'},
       {
         header: (cells) => {
-          if (chain.header === undefined) {
+          if (files.header === undefined) {
             checkHeader(ctx, file, cells);
-            chain.header = cells;
-            sink.begin(cells);
-          } else if (!sameRow(chain.header, cells)) {
-            throw differs('its header is not the same');
+            files.header = cells;
+            files.resume = new IdentityResume(sink.begin(cells));
+          } else if (!sameRow(files.header, cells)) {
+            throw connectorError(
+              'transient_error',
+              `Quest ${questId}: export ${exportId} of ${where} has another header than the earlier export of this window (the survey was edited meanwhile?); nothing more of it is emitted, and the window is read again by the next sync.`,
+              {questId, exportId, window: where}
+            );
           }
+          resume = files.resume;
+          resume?.startFile();
         },
         rows: (batch) => {
-          let from = 0;
-          if (skipLeft > 0) {
-            from = Math.min(skipLeft, batch.length);
-            skipLeft -= from;
-            position += from;
-            if (skipLeft === 0 && !sameRow(chain.last, batch[from - 1]))
-              throw differs(`row ${position} is not the last one emitted`);
-            if (from === batch.length) return undefined;
-          }
-          const fresh = from === 0 ? batch : batch.slice(from);
-          position += fresh.length;
-          emitted += fresh.length;
-          chain.last = fresh[fresh.length - 1];
+          position += batch.length;
+          const fresh = resume ? resume.fresh(batch) : batch;
           if (!estimated && download.contentLength !== undefined && download.receivedBytes > 0) {
             estimated = true;
             sink.estimate?.(Math.round((position * download.contentLength) / download.receivedBytes));
           }
+          if (fresh.length === 0) return undefined;
+          emitted += fresh.length;
+          lastNew = ctx.now();
           return sink.rows(fresh);
         },
       }
     );
   } catch (err) {
     download.close();
-    if (err instanceof DownloadCutOff) {
-      chain.pendingSkip = skipAtStart + emitted;
-      return {kind: 'cut-off', reason: err.message};
-    }
+    if (err instanceof DownloadCutOff) return {kind: 'cut-off', reason: err.message, stalledMs: ctx.now() - lastNew};
     throw fileError(err, file);
   }
   if (summary.withheldLastRow) {
-    chain.pendingSkip = skipAtStart + emitted;
     return {
       kind: 'cut-off',
       reason: 'the server closed the connection to end a body of unknown length, and its last row had no line end',
+      stalledMs: ctx.now() - lastNew,
     };
   }
   if (summary.encodingBasis === 'sniffed') {
@@ -162,8 +151,8 @@ export async function readExportFile(
       `Quest ${questId}: export ${exportId} of ${where} held ${summary.nulChars} NUL character(s), emitted as they are.`
     );
   }
-  chain.pendingSkip = skipLeft;
-  return {kind: 'complete', emitted, rows: position, bytes: download.receivedBytes, verified: skipLeft === 0};
+  const skipped = (files.resume?.skipped ?? 0) - skippedBefore;
+  return {kind: 'complete', emitted, rows: position, bytes: download.receivedBytes, skipped};
 }
 
 /** A first line that shares no name with the known columns is data, not a header. */

@@ -7,6 +7,9 @@ import {
   additionalPropertiesProblems,
   AirbyteStreamJson,
   catalogOf,
+  COLUMNS_CURSOR,
+  COLUMNS_STREAM,
+  CURSOR_FIELD,
   daysAgo,
   draft07Problems,
   keywordLocations,
@@ -65,8 +68,11 @@ describe('discover', () => {
     expect(result.messages.filter((m) => m.type !== 'LOG').map((m) => m.type)).toEqual(['CATALOG']);
   });
 
-  test('one stream per configured quest, named quest_<uuid with underscores>', () => {
-    expect(streams.map((s) => s.name)).toEqual([WITH_ROWS, EMPTY_WITH_HEADER, EMPTY_NO_HEADER].map(streamOf));
+  test('one stream per configured quest, named quest_<uuid with underscores>, then the columns stream', () => {
+    expect(streams.map((s) => s.name)).toEqual([
+      ...[WITH_ROWS, EMPTY_WITH_HEADER, EMPTY_NO_HEADER].map(streamOf),
+      COLUMNS_STREAM,
+    ]);
   });
 
   test('unique stream names', () => {
@@ -83,7 +89,7 @@ describe('discover', () => {
     for (const s of streams) {
       expect({stream: s.name, cursor: s.default_cursor_field}).toEqual({
         stream: s.name,
-        cursor: ['_questback_window_end'],
+        cursor: [s.name === COLUMNS_STREAM ? COLUMNS_CURSOR : CURSOR_FIELD],
       });
       const paths = [s.default_cursor_field ?? [], ...(s.source_defined_primary_key ?? [])];
       for (const p of paths) {
@@ -100,6 +106,7 @@ describe('discover', () => {
     // Quests whose export shows a header have the response id as primary key.
     expect(streams[0].source_defined_primary_key).toEqual([['response_id']]);
     expect(streams[1].source_defined_primary_key).toEqual([['response_id']]);
+    expect(streams[3].source_defined_primary_key).toEqual([['quest_id'], ['column']]);
   });
 
   test('supported_sync_modes not empty', () => {

@@ -17,6 +17,8 @@ import {Simulator, startSimulator} from '../simulator';
 import {
   AirbyteStreamJson,
   catalogOf,
+  COLUMNS_CURSOR,
+  COLUMNS_STREAM,
   configuredCatalogOf,
   CURSOR_FIELD,
   daysAgo,
@@ -32,8 +34,14 @@ const QUEST_B = 'c2c2c2c2-3d3d-4e4e-9f5f-606060606060';
 const ROWS: Record<string, number> = {[streamOf(QUEST_A)]: 60, [streamOf(QUEST_B)]: 25};
 const FUTURE = '2999-12-31T23:59:59.000Z';
 
-const cursorOf = (r: RecordMessage): number => Date.parse(String(r.record.data[CURSOR_FIELD]));
-const keyOf = (r: RecordMessage): string => String(r.record.data[PRIMARY_KEY]);
+const isColumns = (r: RecordMessage): boolean => r.record.stream === COLUMNS_STREAM;
+/** The record's cursor and primary key as its stream declares them (the columns stream has its own). */
+const cursorOf = (r: RecordMessage): number =>
+  Date.parse(String(r.record.data[isColumns(r) ? COLUMNS_CURSOR : CURSOR_FIELD]));
+const keyOf = (r: RecordMessage): string =>
+  isColumns(r)
+    ? `${String(r.record.data.quest_id)}/${String(r.record.data.column)}`
+    : String(r.record.data[PRIMARY_KEY]);
 const ofStream = <T extends RecordMessage | StateMessage>(items: T[], stream: string): T[] =>
   items.filter((x) => ('record' in x ? x.record.stream : x.state.stream.stream_descriptor.name) === stream);
 
@@ -43,9 +51,14 @@ function expectOk(run: RunResult): void {
 }
 
 /** Runs the jobs with at most `limit` at once (two cores: a few connector processes at a time). */
-async function inBatches<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+async function inBatches<T, R>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T, index: number) => Promise<R>
+): Promise<R[]> {
   const out: R[] = [];
-  for (let i = 0; i < items.length; i += limit) out.push(...(await Promise.all(items.slice(i, i + limit).map(fn))));
+  for (let i = 0; i < items.length; i += limit)
+    out.push(...(await Promise.all(items.slice(i, i + limit).map((item, j) => fn(item, i + j)))));
   return out;
 }
 
@@ -71,23 +84,33 @@ describe('incremental', () => {
     return runConnector(args);
   };
 
-  /** Resumes from every intermediate STATE of a first read, stream by stream. */
+  /**
+   * Resumes from every intermediate STATE of a first read, stream by stream. Quest streams have
+   * several (one per created export and per finished window); the columns stream writes one STATE
+   * per read, so it has none to resume from.
+   */
   async function resumeFromEveryCheckpoint(windowDays: number, first: RunResult): Promise<void> {
     const checkpoints: StateMessage[] = [];
     for (const s of streams) {
       const own = ofStream(states(first.messages), s.name);
-      // Several windows, so several checkpoints before the final one.
-      expect({stream: s.name, intermediate: own.length - 1 >= 3}).toEqual({stream: s.name, intermediate: true});
-      checkpoints.push(...own.slice(0, -1));
+      if (s.name === COLUMNS_STREAM) {
+        expect(own).toHaveLength(1);
+        continue;
+      }
+      // Several windows, so several checkpoints before the final one, at several cursors.
+      const intermediate = own.slice(0, -1);
+      const cursors = new Set(intermediate.map((c) => c.state.stream.stream_state.cursor));
+      expect({stream: s.name, intermediate: intermediate.length >= 3, cursors: cursors.size >= 3}).toEqual({
+        stream: s.name,
+        intermediate: true,
+        cursors: true,
+      });
+      checkpoints.push(...intermediate);
     }
-    const results = await inBatches(checkpoints, 6, (c) => {
+    // Checkpoints can share a cursor (an export created within a window): each gets a state file of its own.
+    const results = await inBatches(checkpoints, 6, (c, i) => {
       const name = c.state.stream.stream_descriptor.name;
-      return read(
-        windowDays,
-        [c.state],
-        name,
-        `w${windowDays}-${name}-${Date.parse(c.state.stream.stream_state.cursor)}`
-      );
+      return read(windowDays, [c.state], name, `w${windowDays}-${name}-${i}`);
     });
     checkpoints.forEach((c, i) => {
       const run = results[i];
@@ -145,22 +168,35 @@ describe('incremental', () => {
     removeDir(dir);
   });
 
+  /** The columns of both quests: every column of a quest stream's schema but the connector's own. */
+  function columnCount(): number {
+    return streams
+      .filter((s) => s.name !== COLUMNS_STREAM)
+      .flatMap((s) => Object.keys(s.json_schema.properties ?? {}))
+      .filter((p) => !p.startsWith('_questback_')).length;
+  }
+
   test('read 1 emits records and state', () => {
     expectOk(read1);
+    expect(streams.map((s) => s.name)).toContain(COLUMNS_STREAM);
     for (const s of streams) {
-      expect({stream: s.name, records: ofStream(records(read1.messages), s.name).length}).toEqual({
+      const own = ofStream(records(read1.messages), s.name);
+      expect({stream: s.name, records: own.length}).toEqual({
         stream: s.name,
-        records: ROWS[s.name],
+        records: s.name === COLUMNS_STREAM ? columnCount() : ROWS[s.name],
       });
       const cursors = ofStream(states(read1.messages), s.name).map((m) =>
         Date.parse(m.state.stream.stream_state.cursor)
       );
       expect(cursors.length).toBeGreaterThan(0);
-      // Checkpoints move forward, and the last one covers every record emitted.
-      expect(cursors.every((c, i) => i === 0 || c > cursors[i - 1])).toBe(true);
-      expect(Math.max(...ofStream(records(read1.messages), s.name).map(cursorOf))).toBeLessThanOrEqual(
-        cursors[cursors.length - 1]
-      );
+      // Checkpoints never go back (a STATE for a newly created export repeats the cursor), they do
+      // move on over the read, and the last one covers every record emitted.
+      expect({stream: s.name, back: cursors.filter((c, i) => i > 0 && c < cursors[i - 1])}).toEqual({
+        stream: s.name,
+        back: [],
+      });
+      if (s.name !== COLUMNS_STREAM) expect(new Set(cursors).size).toBeGreaterThan(1);
+      expect(Math.max(...own.map(cursorOf))).toBeLessThanOrEqual(cursors[cursors.length - 1]);
     }
   });
 
@@ -187,7 +223,11 @@ describe('incremental', () => {
       for (const s of finalState) {
         const name = s.stream.stream_descriptor.name;
         const got = ofStream(records(read2.messages), name);
-        expect({stream: name, records: got.length}).toEqual({stream: name, records: added[name]});
+        // The columns stream reports every column again in each sync.
+        expect({stream: name, records: got.length}).toEqual({
+          stream: name,
+          records: name === COLUMNS_STREAM ? columnCount() : added[name],
+        });
         const state = Date.parse(s.stream.stream_state.cursor);
         expect({stream: name, before: got.filter((r) => cursorOf(r) < state).map(keyOf)}).toEqual({
           stream: name,
@@ -196,13 +236,33 @@ describe('incremental', () => {
       }
     });
 
-    test('read 2 repeats no record of read 1', () => {
-      const seen = new Set(records(read1.messages).map((r) => `${r.record.stream}/${keyOf(r)}`));
+    test('read 2 repeats no record of read 1 (quest streams)', () => {
+      const quests = (run: RunResult): RecordMessage[] => records(run.messages).filter((r) => !isColumns(r));
+      const seen = new Set(quests(read1).map((r) => `${r.record.stream}/${keyOf(r)}`));
+      expect(quests(read2).length).toBeGreaterThan(0);
       expect(
-        records(read2.messages)
+        quests(read2)
           .filter((r) => seen.has(`${r.record.stream}/${keyOf(r)}`))
           .map(keyOf)
       ).toEqual([]);
+    });
+
+    test('the columns stream reports the same columns again, first seen in read 1 and seen in read 2', () => {
+      const columns = (run: RunResult): RecordMessage[] => records(run.messages).filter(isColumns);
+      const before = new Map(columns(read1).map((r) => [keyOf(r), r.record.data]));
+      const after = columns(read2);
+      expect(after.map(keyOf).sort()).toEqual([...before.keys()].sort());
+      const stateCursor = Date.parse(
+        finalState.find((s) => s.stream.stream_descriptor.name === COLUMNS_STREAM)?.stream.stream_state.cursor ?? ''
+      );
+      for (const r of after) {
+        const was = before.get(keyOf(r));
+        expect({column: keyOf(r), first_seen_at: r.record.data.first_seen_at}).toEqual({
+          column: keyOf(r),
+          first_seen_at: was?.first_seen_at,
+        });
+        expect(cursorOf(r)).toBeGreaterThanOrEqual(stateCursor);
+      }
     });
   });
 

@@ -21,7 +21,10 @@ import {Simulator, startSimulator} from '../simulator';
 import {
   AirbyteStreamJson,
   catalogOf,
+  COLUMNS_CURSOR,
+  COLUMNS_STREAM,
   configuredCatalogOf,
+  CURSOR_FIELD,
   dateTimeProblems,
   daysAgo,
   linesOf,
@@ -93,6 +96,14 @@ describe('read', () => {
     removeDir(dir);
   });
 
+  /** The columns stream's records of one quest, in the order of its export. */
+  function columnsOf(quest: string): {column: string; position: number}[] {
+    return records(result.messages)
+      .filter((r) => r.record.stream === COLUMNS_STREAM && r.record.data.quest_id === quest)
+      .map((r) => r.record.data as {column: string; position: number})
+      .sort((a, b) => a.position - b.position);
+  }
+
   test('every stdout line is a valid AirbyteMessage and the read exits 0', () => {
     expect(result.invalid).toEqual([]);
     expect({code: result.code, summary: result.code === 0 ? '' : summary(result)}).toEqual({code: 0, summary: ''});
@@ -121,12 +132,19 @@ describe('read', () => {
         integers: strictIntegerProblems(line, schema),
         dateTimes: dateTimeProblems(data, schema),
       }).toEqual({stream, integers: [], dateTimes: []});
-      // The connector's own fields are always there; the cursor is a date-time.
-      expect(Number.isNaN(Date.parse(String(data._questback_window_end)))).toBe(false);
-      expect(data._questback_quest_id).toBe(WITH_ROWS);
       checked++;
+      if (stream === COLUMNS_STREAM) {
+        // The cursor is a date-time; the record names a configured quest and one of its columns.
+        expect(Number.isNaN(Date.parse(String(data[COLUMNS_CURSOR])))).toBe(false);
+        expect([WITH_ROWS, NO_ROWS]).toContain(data.quest_id);
+        continue;
+      }
+      // The connector's own fields are always there; the cursor is a date-time.
+      expect(Number.isNaN(Date.parse(String(data[CURSOR_FIELD])))).toBe(false);
+      expect(data._questback_quest_id).toBe(WITH_ROWS);
     }
-    expect(checked).toBe(40);
+    // 40 responses, and one columns record per column of each quest's export.
+    expect(checked).toBe(40 + columnsOf(WITH_ROWS).length + columnsOf(NO_ROWS).length);
     // The checker itself: 1.0 is not an integer, 1 is.
     const intSchema = {type: 'object', properties: {n: {type: 'integer'}}};
     expect(strictIntegerProblems('{"type":"RECORD","record":{"data":{"n":1.0}}}', intSchema)).toHaveLength(1);
@@ -158,7 +176,21 @@ describe('read', () => {
 
   test('at least one STATE per configured stream, also for a stream with no records', () => {
     const named = new Set(states(result.messages).map((s) => s.state.stream.stream_descriptor.name));
-    expect([...named].sort()).toEqual([streamOf(WITH_ROWS), streamOf(NO_ROWS)].sort());
+    expect([...named].sort()).toEqual([streamOf(WITH_ROWS), streamOf(NO_ROWS), COLUMNS_STREAM].sort());
+  });
+
+  test('the columns stream has one record per column of each quest, the same columns its quest stream has', () => {
+    for (const quest of [WITH_ROWS, NO_ROWS]) {
+      const props = Object.keys(streams.find((s) => s.name === streamOf(quest))?.json_schema.properties ?? {});
+      const columns = columnsOf(quest);
+      expect(columns.length).toBeGreaterThan(0);
+      expect({quest, columns: columns.map((c) => c.column).sort()}).toEqual({
+        quest,
+        columns: props.filter((p) => !p.startsWith('_questback_')).sort(),
+      });
+      expect(columns.map((c) => c.position)).toEqual(columns.map((_, i) => i + 1));
+    }
+    expect(statusesByStream(result.messages)[COLUMNS_STREAM]).toEqual(['STARTED', 'RUNNING', 'COMPLETE']);
   });
 
   test('STATE messages are per-stream and carry sourceStats.recordCount', () => {

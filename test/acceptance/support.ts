@@ -14,6 +14,9 @@ export const ROOT = path.resolve(__dirname, '..', '..');
 export const DRAFT_07 = 'http://json-schema.org/draft-07/schema';
 export const CURSOR_FIELD = '_questback_window_end';
 export const PRIMARY_KEY = 'response_id';
+/** The stream mapping every quest's columns to their header texts: a cursor and key of its own. */
+export const COLUMNS_STREAM = 'columns';
+export const COLUMNS_CURSOR = 'seen_at';
 const DAY_MS = 86_400_000;
 
 export type SchemaNode = Record<string, unknown>;

@@ -11,7 +11,10 @@ import {DEFAULT_QUEST_IDS, Simulator, startSimulator} from '../simulator';
 import {
   AirbyteStreamJson,
   catalogOf,
+  COLUMNS_CURSOR,
+  COLUMNS_STREAM,
   ConfiguredCatalogJson,
+  CURSOR_FIELD,
   cursorValuesByField,
   errorsOf,
   isObject,
@@ -29,6 +32,8 @@ import {
 interface SpecJson {
   connectionSpecification: SchemaNode & {properties: Record<string, SchemaNode>};
 }
+
+const cursorFieldOf = (stream: string): string => (stream === COLUMNS_STREAM ? COLUMNS_CURSOR : CURSOR_FIELD);
 
 const GROUPS = ['spec', 'connection', 'discovery', 'basic_read', 'full_refresh', 'incremental'];
 const CATALOGS = {
@@ -102,7 +107,7 @@ describe('test_files and acceptance-test-config.yml', () => {
         expect(s.sync_mode).toBe(mode);
         if (mode === 'incremental') {
           expect(s.cursor_field).toEqual(s.stream.default_cursor_field);
-          expect(s.cursor_field).toEqual(['_questback_window_end']);
+          expect(s.cursor_field).toEqual([cursorFieldOf(s.stream.name)]);
         }
         if (s.destination_sync_mode === 'append_dedup')
           expect(s.primary_key).toEqual(s.stream.source_defined_primary_key);
@@ -110,11 +115,14 @@ describe('test_files and acceptance-test-config.yml', () => {
     }
   });
 
-  test("catalog stream names match the sample config's quest ids", () => {
-    const expected = (sample.quest_ids as string[]).map(streamOf);
+  test("catalog stream names match the sample config's quest ids, then the columns stream", () => {
+    const quests = (sample.quest_ids as string[]).map(streamOf);
     for (const file of Object.values(CATALOGS))
-      expect(readJson<ConfiguredCatalogJson>(file).streams.map((s) => s.stream.name)).toEqual(expected);
-    expect(expected).toEqual(DEFAULT_QUEST_IDS.map(streamOf));
+      expect(readJson<ConfiguredCatalogJson>(file).streams.map((s) => s.stream.name)).toEqual([
+        ...quests,
+        COLUMNS_STREAM,
+      ]);
+    expect(quests).toEqual(DEFAULT_QUEST_IDS.map(streamOf));
   });
 
   test('the catalog streams are what discover returns for those quests', async () => {
@@ -146,7 +154,7 @@ describe('test_files and acceptance-test-config.yml', () => {
     for (const entry of abnormal) {
       const stream = catalog.streams.find((s) => s.stream.name === entry.stream.stream_descriptor.name);
       const field = (stream?.cursor_field ?? stream?.stream.default_cursor_field ?? [])[0];
-      expect(field).toBe('_questback_window_end');
+      expect(field).toBe(cursorFieldOf(entry.stream.stream_descriptor.name));
       const values = cursorValuesByField(entry.stream.stream_state, field);
       expect(values).toEqual([entry.stream.stream_state.cursor]);
       // The shape of the cursors the connector writes (ISO 8601 UTC, milliseconds), as CAT compares them.
@@ -217,11 +225,23 @@ describe('test_files and acceptance-test-config.yml', () => {
     for (const p of local)
       expect({path: p, exists: fs.existsSync(path.join(ROOT, p))}).toEqual({path: p, exists: true});
     expect([...new Set(paths)].filter((p) => p.startsWith('secrets/'))).toEqual(['secrets/config.json']);
-    // ignored_fields name streams that exist.
+    // ignored_fields name streams that exist, and every stream's fields set from the sync's own time:
+    // CAT compares the records of two full reads whole, as the full catalog configures no primary key.
     const streamNames = readJson<ConfiguredCatalogJson>(CATALOGS.full_refresh).streams.map((s) => s.stream.name);
     const fullRefresh = (groups.full_refresh as {tests: Record<string, unknown>[]}).tests;
-    for (const t of fullRefresh)
-      if (isObject(t.ignored_fields))
-        for (const name of Object.keys(t.ignored_fields)) expect(streamNames).toContain(name);
+    for (const t of fullRefresh) {
+      const ignored = isObject(t.ignored_fields) ? t.ignored_fields : {};
+      for (const name of Object.keys(ignored)) expect(streamNames).toContain(name);
+      for (const name of streamNames) {
+        const fields = ((ignored[name] ?? []) as {name: string}[]).map((f) => f.name);
+        expect({stream: name, ignored: fields.sort()}).toEqual({
+          stream: name,
+          ignored:
+            name === COLUMNS_STREAM
+              ? ['first_seen_at', COLUMNS_CURSOR]
+              : ['_questback_window_end', '_questback_window_start'],
+        });
+      }
+    }
   });
 });

@@ -324,7 +324,7 @@ describe('bad input gets one clear error of the right type', () => {
     expect(got).toHaveLength(rows.length);
     const names = warehouseNames(header);
     const first = names[header.indexOf(repeated)];
-    expect(Object.keys(got[0].record.data)).toEqual(expect.arrayContaining([first, `${first}_2`]));
+    expect(Object.keys(got[0].record.data)).toEqual(expect.arrayContaining([first, `${first}__2`]));
     expect(result.stdout).toContain(`not in the configured schema`);
   });
 

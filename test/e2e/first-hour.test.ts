@@ -1,10 +1,19 @@
 // The first hour with the connector: the mistakes people make while setting it up, each run through
 // bin/main as Airbyte would run it. For each, the message the user sees must say what to do and name
-// the setting at fault, and it must come quickly (the bound is each test's `within`).
+// the setting at fault, and it must come without retries (see expectPrompt).
 
 import net from 'net';
 
-import {errorTraces, runConnector, RunResult, statusesByStream, tempDir, writeJson} from '../helpers/connector';
+import {LIMITS} from '../../src/core/limits';
+import {
+  announcedWaits,
+  errorTraces,
+  runConnector,
+  RunResult,
+  statusesByStream,
+  tempDir,
+  writeJson,
+} from '../helpers/connector';
 import {simCatalog, simConfig} from '../helpers/fixtures';
 import {Simulator, startSimulator} from '../simulator';
 
@@ -14,8 +23,16 @@ const FORBIDDEN = 'f0f0f0f0-0000-4000-8000-000000000001';
 /** A well-formed id of no quest on the service. */
 const MISSING = 'f0f0f0f0-0000-4000-8000-000000000002';
 
-/** "Fails within a few seconds": what cannot heal is not retried for long. */
-const FEW_SECONDS = 8_000;
+/**
+ * "Fails within a few seconds": what cannot heal is not retried. Asserted on the waits the connector
+ * announces (every retry is logged), not on wall time: the 12 cases start bin/main side by side, about
+ * 1 s each on an idle 2-core machine, 5-8 s with other work running, 25 s at a load average of 34.
+ * The wall bound only asks whether it hung: the check's own deadline.
+ */
+function expectPrompt(result: RunResult & {ms: number}): void {
+  expect(announcedWaits(result.messages)).toEqual([]);
+  expect(result.ms).toBeLessThan(LIMITS.check.deadlineMs);
+}
 
 interface Setup {
   sim: Simulator;
@@ -119,7 +136,7 @@ describe('the first hour: common setup mistakes and what the user is told', () =
     expect(message).toContain(address);
     expect(message).toMatch(/refused/);
     expect(message).toMatch(ACTION);
-    expect(result.ms).toBeLessThan(FEW_SECONDS);
+    expectPrompt(result);
   });
 
   test.concurrent('api_url unreachable: check names api_url and its address, once for all quests', async () => {
@@ -132,7 +149,7 @@ describe('the first hour: common setup mistakes and what the user is told', () =
     expect(count(message, 'ECONNREFUSED')).toBe(1);
     // Not the quests' fault.
     expect(message).not.toMatch(/quest\(s\) cannot be read|quest_ids/);
-    expect(result.ms).toBeLessThan(FEW_SECONDS);
+    expectPrompt(result);
   });
 
   test.concurrent('TLS to a plain-http server: the message says TLS and names the URL', async () => {
@@ -146,7 +163,7 @@ describe('the first hour: common setup mistakes and what the user is told', () =
     // The reason, without OpenSSL's internals.
     expect(message).toMatch(/wrong version number/);
     expect(message).not.toMatch(/openssl|ssl3_|\n/i);
-    expect(result.ms).toBeLessThan(FEW_SECONDS);
+    expectPrompt(result);
   });
 
   test.concurrent('401 from the token service: check client_id/client_secret and project_id', async () => {
@@ -157,7 +174,7 @@ describe('the first hour: common setup mistakes and what the user is told', () =
     expect(message).toMatch(/Check client_id and client_secret/);
     expect(message).toMatch(/project_id/);
     expect(message).not.toContain('not-it');
-    expect(result.ms).toBeLessThan(FEW_SECONDS);
+    expectPrompt(result);
   });
 
   test.concurrent('404 on every quest (wrong api_url path): says check api_url, not the quest ids', async () => {
@@ -167,7 +184,7 @@ describe('the first hour: common setup mistakes and what the user is told', () =
     const message = failure(result);
     expect(message).toContain(`api_url (${url}) is wrong`);
     expect(message).not.toMatch(/check (its id|the quest ids?)/i);
-    expect(result.ms).toBeLessThan(FEW_SECONDS);
+    expectPrompt(result);
   });
 
   test.concurrent('one quest forbidden, one missing: the message names which is which', async () => {
@@ -186,7 +203,7 @@ describe('the first hour: common setup mistakes and what the user is told', () =
     expect(missing).toMatch(/HTTP 404.*quest was not found: check its id in quest_ids/);
     expect(message.indexOf(FORBIDDEN)).toBeGreaterThanOrEqual(0);
     expect(message.indexOf(MISSING)).toBeGreaterThan(message.indexOf(FORBIDDEN));
-    expect(result.ms).toBeLessThan(FEW_SECONDS);
+    expectPrompt(result);
   });
 
   test.concurrent('api_url ending in /v1: works, with a warning that names the fix', async () => {
@@ -196,7 +213,7 @@ describe('the first hour: common setup mistakes and what the user is told', () =
     expect(warnings(result)).toEqual([
       `'api_url' ends with the path the connector adds itself; using ${sim.apiUrl} (set 'api_url' to that to silence this warning).`,
     ]);
-    expect(result.ms).toBeLessThan(FEW_SECONDS);
+    expectPrompt(result);
   });
 
   test.concurrent('a misspelled optional key (window_size): a warning suggests window_days', async () => {
@@ -205,7 +222,7 @@ describe('the first hour: common setup mistakes and what the user is told', () =
     const result = await timed('misspelled optional key window_size', 'check', {...config, window_size: 7});
     expect(connectionStatus(result)).toEqual({status: 'SUCCEEDED'});
     expect(warnings(result)).toEqual(["Unknown option 'window_size' is ignored: did you mean 'window_days'?"]);
-    expect(result.ms).toBeLessThan(FEW_SECONDS);
+    expectPrompt(result);
   });
 
   test.concurrent('a misspelled required key (clientSecret): the error names the typo and the fix', async () => {
@@ -217,7 +234,7 @@ describe('the first hour: common setup mistakes and what the user is told', () =
       /'client_secret' is required\. The config has 'clientSecret': rename it to 'client_secret'\./
     );
     expect(message).not.toContain(String(secret));
-    expect(result.ms).toBeLessThan(FEW_SECONDS);
+    expectPrompt(result);
   });
 
   test.concurrent('a future start_date: says what to set instead', async () => {
@@ -229,7 +246,7 @@ describe('the first hour: common setup mistakes and what the user is told', () =
     expect(message).toMatch(
       /Set it to the first day whose responses you want \(today or earlier, UTC\), e\.g\. \d{4}-\d{2}-\d{2}T00:00:00Z\./
     );
-    expect(result.ms).toBeLessThan(FEW_SECONDS);
+    expectPrompt(result);
   });
 
   test.concurrent(
@@ -253,7 +270,7 @@ describe('the first hour: common setup mistakes and what the user is told', () =
       expect(error?.message).not.toMatch(/resume|next sync/i);
       const statuses = statusesByStream(result.messages);
       expect(Object.values(statuses).map((s) => s[s.length - 1])).toEqual(['INCOMPLETE', 'INCOMPLETE']);
-      expect(result.ms).toBeLessThan(FEW_SECONDS);
+      expectPrompt(result);
     }
   );
 
@@ -266,6 +283,6 @@ describe('the first hour: common setup mistakes and what the user is told', () =
     expect(count(message, typo)).toBeLessThanOrEqual(2);
     expect(message).toMatch(/quest_ids\[0\]/);
     expect(message).toMatch(/List the ids of the quests to export/);
-    expect(result.ms).toBeLessThan(FEW_SECONDS);
+    expectPrompt(result);
   });
 });

@@ -3,7 +3,7 @@
 // vanished export, a doubled BOM. Each case runs the real connector (bin/main) against its own
 // hostile server and judges exit code, time, failure, data, state and secrets.
 
-import {records} from '../helpers/connector';
+import {announcedWaits, records} from '../helpers/connector';
 import {
   BOM,
   CURSOR_FIELD,
@@ -19,6 +19,15 @@ import {
 } from '../hostile/server';
 
 const Q = '1b4e28ba-2fa1-41d2-883f-0016d3cca427';
+
+/**
+ * Wall-time bounds here only ask whether the connector hung. The cases run side by side: 2-8 s each
+ * on an idle 2-core machine, 20-25 s with other work on it. What a case is about (no wait, stopped
+ * polling, no request after exit) is asserted on events: the log's announced waits, the requests.
+ */
+const HANG_S = 60;
+const KILL_MS = (HANG_S + 5) * 1000;
+const TEST_MS = KILL_MS + 30_000;
 
 /** An answer whose body ends when the socket closes: no Content-Length, no chunked encoding. */
 const closeDelimited = (body: string): Buffer =>
@@ -43,17 +52,17 @@ describe('more hostile cases', () => {
           const cut = csv.indexOf('cut in the mid') + 'cut in the mid'.length;
           ctx.raw(closeDelimited(csv.slice(0, cut)));
         });
-        const run = await runHostile(server, 'read', {killAfterMs: 43_000});
+        const run = await runHostile(server, 'read', {killAfterMs: KILL_MS});
         expectOutcome(run, server, {
           code: 1,
-          maxSeconds: 40,
+          maxSeconds: HANG_S,
           failure: {type: 'transient_error', message: /cut|incomplete|line end/i, questId: Q},
           failed: [Q],
         });
         expect(records(run.messages).filter((r) => JSON.stringify(r).includes('cut in the mid'))).toEqual([]);
       });
     },
-    60_000
+    TEST_MS
   );
 
   test.concurrent(
@@ -61,11 +70,11 @@ describe('more hostile cases', () => {
     async () => {
       await withServer({quests: [{id: Q, rows: CUT_ROWS}]}, async (server) => {
         server.on('download', (ctx) => ctx.raw(closeDelimited(ctx.csv())));
-        const run = await runHostile(server, 'read', {killAfterMs: 23_000});
-        expectOutcome(run, server, {code: 0, maxSeconds: 20, ok: [Q]});
+        const run = await runHostile(server, 'read', {killAfterMs: KILL_MS});
+        expectOutcome(run, server, {code: 0, maxSeconds: HANG_S, ok: [Q]});
       });
     },
-    60_000
+    TEST_MS
   );
 
   const STRAY_ROWS = rowsAt([
@@ -79,16 +88,16 @@ describe('more hostile cases', () => {
     async () => {
       await withServer({quests: [{id: Q, rows: STRAY_ROWS}]}, async (server) => {
         server.on('download', (ctx) => ctx.send(200, ctx.csv({quote: 'never'}), {'Content-Type': 'text/csv'}));
-        const run = await runHostile(server, 'read', {killAfterMs: 23_000});
+        const run = await runHostile(server, 'read', {killAfterMs: KILL_MS});
         expectOutcome(run, server, {
           code: 1,
-          maxSeconds: 20,
+          maxSeconds: HANG_S,
           failure: {type: 'config_error', message: /accept_stray_quotes/, questId: Q},
           failed: [Q],
         });
       });
     },
-    60_000
+    TEST_MS
   );
 
   test.concurrent(
@@ -96,12 +105,12 @@ describe('more hostile cases', () => {
     async () => {
       await withServer({quests: [{id: Q, rows: STRAY_ROWS}]}, async (server) => {
         server.on('download', (ctx) => ctx.send(200, ctx.csv({quote: 'never'}), {'Content-Type': 'text/csv'}));
-        const run = await runHostile(server, 'read', {config: {accept_stray_quotes: true}, killAfterMs: 23_000});
-        expectOutcome(run, server, {code: 0, maxSeconds: 20, ok: [Q]});
+        const run = await runHostile(server, 'read', {config: {accept_stray_quotes: true}, killAfterMs: KILL_MS});
+        expectOutcome(run, server, {code: 0, maxSeconds: HANG_S, ok: [Q]});
         expect(records(run.messages).map((r) => r.record.data.q1_comment)).toContain('24" screen');
       });
     },
-    60_000
+    TEST_MS
   );
 
   test.concurrent(
@@ -117,8 +126,8 @@ describe('more hostile cases', () => {
             },
           },
         ];
-        const run = await runHostile(server, 'read', {state, killAfterMs: 23_000});
-        expectOutcome(run, server, {code: 0, maxSeconds: 20, ok: [Q]});
+        const run = await runHostile(server, 'read', {state, killAfterMs: KILL_MS});
+        expectOutcome(run, server, {code: 0, maxSeconds: HANG_S, ok: [Q]});
         const sinces = server.jobs.map((j) => j.sinceMs);
         expect(sinces.length).toBeGreaterThan(0);
         expect(sinces.filter((since) => since < run.startMs - 1).map((ms) => new Date(ms).toISOString())).toEqual([]);
@@ -126,11 +135,11 @@ describe('more hostile cases', () => {
         expect(server.quest(Q).rows.some((r) => Date.parse(r[1]) <= run.startMs)).toBe(true);
       });
     },
-    60_000
+    TEST_MS
   );
 
   test.concurrent(
-    'q. one 429 with X-RateLimit-Reset 999999999999 and Remaining 0, then answers without rate-limit headers: no stale wait, done within 20 s',
+    'q. one 429 with X-RateLimit-Reset 999999999999 and Remaining 0, then answers without rate-limit headers: no stale wait is announced',
     async () => {
       await withServer({quests: [Q]}, async (server) => {
         server.on('status', (ctx) =>
@@ -141,16 +150,18 @@ describe('more hostile cases', () => {
               })
             : ctx.next()
         );
-        const run = await runHostile(server, 'read', {killAfterMs: 23_000});
-        expectOutcome(run, server, {code: 0, maxSeconds: 20, ok: [Q]});
+        const run = await runHostile(server, 'read', {killAfterMs: KILL_MS});
+        expectOutcome(run, server, {code: 0, maxSeconds: HANG_S, ok: [Q]});
         expect(server.requests.filter((r) => r.route === 'status').length).toBeGreaterThanOrEqual(2);
+        // A backoff of a second or two, not a wait for the stale reset.
+        expect(announcedWaits(run.messages).filter((w) => w.ms > 10_000)).toEqual([]);
       });
     },
-    60_000
+    TEST_MS
   );
 
   test.concurrent(
-    'r. every 200 saying Remaining 0 with a reset in 2065 does not make the connector wait: done within 15 s, the reading logged as not sane',
+    'r. every 200 saying Remaining 0 with a reset in 2065 does not make the connector wait (no rate-limit wait announced), the reading logged as not sane',
     async () => {
       await withServer({quests: [Q]}, async (server) => {
         const reset = String(Date.UTC(2065, 0, 1) / 1000);
@@ -159,47 +170,55 @@ describe('more hostile cases', () => {
             ? {'X-RateLimit-Limit': '100', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': reset}
             : undefined
         );
-        const run = await runHostile(server, 'read', {killAfterMs: 18_000});
-        expectOutcome(run, server, {code: 0, maxSeconds: 15, ok: [Q]});
+        const run = await runHostile(server, 'read', {killAfterMs: KILL_MS});
+        expectOutcome(run, server, {code: 0, maxSeconds: HANG_S, ok: [Q]});
+        // A retry after a request timeout on a busy machine is not what this case is about.
+        expect(announcedWaits(run.messages).filter((w) => /rate limit|throttled/i.test(w.message))).toEqual([]);
         const said = logs(run).filter(
           (l) => /X-RateLimit/.test(l.message) && /ignor|not a sane|absurd/i.test(l.message)
         );
         expect(said.length).toBeGreaterThan(0);
       });
     },
-    60_000
+    TEST_MS
   );
 
   test.concurrent(
-    's. after a 403 on the first download the exports created ahead stop being polled: exit within 3 s of the error TRACE, no request after exit',
+    's. after a 403 on the first download the exports created ahead stop being polled: no export is polled twice after the 403, no request after exit',
     async () => {
       await withServer({quests: [Q]}, async (server) => {
         server.on('status', (ctx) => (ctx.job?.seq === 1 ? ctx.next() : ctx.jobStatus('PENDING')));
         server.on('download', (ctx) => ctx.problem(403, `No access to quest '${ctx.questId}'`));
-        const {live, done} = launch(server, 'read', {config: {window_days: 1}, killAfterMs: 23_000});
+        const {live, done} = launch(server, 'read', {config: {window_days: 1}, killAfterMs: KILL_MS});
         const trace = await live.waitForLine(
           (m) => m.type === 'TRACE' && (m as {trace?: {type?: string}}).trace?.type === 'ERROR',
-          20_000
+          HANG_S * 1000
         );
         const run = await done;
         // Give a request still in flight time to arrive.
         await new Promise((resolve) => setTimeout(resolve, 1000));
         const late = server.requests.filter((r) => r.time > run.exitedAt).map((r) => `${r.method} ${r.path}`);
+        // Counted in requests after the 403, not in wall time: a poll already on its way may land,
+        // a second poll of the same export means the polling went on.
+        const forbiddenAt = server.requestsOf('download')[0]?.seq ?? Infinity;
+        const pollsAfter = new Map<string, number>();
+        for (const r of server.requests.filter((r) => r.seq > forbiddenAt && r.route === 'status')) {
+          pollsAfter.set(String(r.exportId), (pollsAfter.get(String(r.exportId)) ?? 0) + 1);
+        }
         expect({
           errorTraceSeen: trace !== undefined,
-          exitedWithin3sOfTrace:
-            trace && run.exitedAt - trace.at < 3000 ? true : `${run.exitedAt - (trace?.at ?? 0)} ms`,
+          exportsPolledTwiceAfterThe403: [...pollsAfter].filter(([, n]) => n > 1),
           requestsAfterExit: late,
-        }).toEqual({errorTraceSeen: true, exitedWithin3sOfTrace: true, requestsAfterExit: []});
+        }).toEqual({errorTraceSeen: true, exportsPolledTwiceAfterThe403: [], requestsAfterExit: []});
         expectOutcome(run, server, {
           code: 1,
-          maxSeconds: 20,
+          maxSeconds: HANG_S,
           failure: {type: 'config_error', message: /403|access|permission|forbidden/i, questId: Q},
           failed: [Q],
         });
       });
     },
-    60_000
+    TEST_MS
   );
 
   test.concurrent(
@@ -207,12 +226,12 @@ describe('more hostile cases', () => {
     async () => {
       await withServer({quests: [Q]}, async (server) => {
         server.on('status', (ctx) => (ctx.job?.polls === 1 ? ctx.jobStatus('PENDING') : ctx.redirect('download')));
-        const run = await runHostile(server, 'read', {killAfterMs: 23_000});
-        expectOutcome(run, server, {code: 0, maxSeconds: 20, ok: [Q]});
+        const run = await runHostile(server, 'read', {killAfterMs: KILL_MS});
+        expectOutcome(run, server, {code: 0, maxSeconds: HANG_S, ok: [Q]});
         expect(server.requestsOf('other').map((r) => `${r.method} ${r.path}`)).toEqual([]);
       });
     },
-    60_000
+    TEST_MS
   );
 
   test.concurrent(
@@ -221,33 +240,33 @@ describe('more hostile cases', () => {
       await withServer({quests: [Q], prefix: '/gw/qb'}, async (server) => {
         server.on('status', (ctx) => (ctx.job?.polls === 1 ? ctx.jobStatus('PENDING') : ctx.jobStatus('COMPLETED')));
         expect(server.apiUrl).toMatch(/\/gw\/qb$/);
-        const run = await runHostile(server, 'read', {killAfterMs: 23_000});
-        expectOutcome(run, server, {code: 0, maxSeconds: 20, ok: [Q]});
+        const run = await runHostile(server, 'read', {killAfterMs: KILL_MS});
+        expectOutcome(run, server, {code: 0, maxSeconds: HANG_S, ok: [Q]});
         expect(
           server.requests.filter((r) => !r.path.startsWith('/gw/qb/')).map((r) => `${r.method} ${r.path}`)
         ).toEqual([]);
       });
     },
-    60_000
+    TEST_MS
   );
 
   test.concurrent(
-    'v. a 302 to plain http:// on a host that is not loopback is refused, naming https, within 15 s',
+    'v. a 302 to plain http:// on a host that is not loopback is refused, naming https',
     async () => {
       await withServer({quests: [Q]}, async (server) => {
         server.on('status', (ctx) =>
           ctx.job?.polls === 1 ? ctx.jobStatus('PENDING') : ctx.redirect('http://downloads.example.com/file.csv')
         );
-        const run = await runHostile(server, 'read', {killAfterMs: 18_000});
+        const run = await runHostile(server, 'read', {killAfterMs: KILL_MS});
         expectOutcome(run, server, {
           code: 1,
-          maxSeconds: 15,
+          maxSeconds: HANG_S,
           failure: {type: /^(config_error|transient_error|system_error)$/, message: /https/, questId: Q},
           failed: [Q],
         });
       });
     },
-    60_000
+    TEST_MS
   );
 
   test.concurrent(
@@ -257,12 +276,12 @@ describe('more hostile cases', () => {
         server.on('status', (ctx) =>
           ctx.job?.seq === 1 ? ctx.problem(404, `Export '${ctx.exportId}' was not found`) : ctx.next()
         );
-        const run = await runHostile(server, 'read', {killAfterMs: 23_000});
-        expectOutcome(run, server, {code: 0, maxSeconds: 20, ok: [Q]});
+        const run = await runHostile(server, 'read', {killAfterMs: KILL_MS});
+        expectOutcome(run, server, {code: 0, maxSeconds: HANG_S, ok: [Q]});
         expect(server.requestsOf('create').length).toBeGreaterThanOrEqual(2);
       });
     },
-    60_000
+    TEST_MS
   );
 
   test.concurrent(
@@ -273,17 +292,17 @@ describe('more hostile cases', () => {
         expect(buildCsv(['a'], [], {bom: BOM + BOM}).startsWith('\uFEFF\uFEFFa')).toBe(true);
         // Header texts as the record keys (column_names survey), so that a BOM in them would show.
         const run = await runHostile(server, 'read', {
-          killAfterMs: 23_000,
+          killAfterMs: KILL_MS,
           config: {column_names: 'survey'},
           catalog: catalogOf(server, [Q], {names: 'survey'}),
         });
-        expectOutcome(run, server, {code: 0, maxSeconds: 20, ok: [Q]});
+        expectOutcome(run, server, {code: 0, maxSeconds: HANG_S, ok: [Q]});
         const recs = records(run.messages);
         expect(recs.length).toBeGreaterThan(0);
         expect(recs.filter((r) => JSON.stringify(r.record.data).includes('\uFEFF'))).toEqual([]);
         expect(recs.every((r) => typeof r.record.data['Response ID'] === 'string')).toBe(true);
       });
     },
-    60_000
+    TEST_MS
   );
 });

@@ -117,7 +117,6 @@ describe('secrets and stuck exports', () => {
           [streamOf(A)]: ['STARTED', 'RUNNING', 'COMPLETE'],
         });
         expect(records(result.messages).length).toBe(40);
-      }),
-    60_000
+      })
   );
 });

@@ -41,6 +41,10 @@ function dataColumns(record: RecordMessage): Record<string, unknown> {
   return Object.fromEntries(Object.entries(record.record.data).filter(([k]) => !k.startsWith('_questback_')));
 }
 
+/** The stream that lists every column of every quest (its own cursor and primary key). */
+const COLUMNS = 'columns';
+const isQuestRecord = (r: RecordMessage): boolean => r.record.stream !== COLUMNS;
+
 function expectValid(result: RunResult): void {
   expect(result.invalid).toEqual([]);
 }
@@ -92,11 +96,13 @@ describe('a full sync against the simulator, through bin/main', () => {
       catalog: {streams: {name: string; json_schema: object; source_defined_primary_key?: string[][]}[]};
     };
     const names = catalog.catalog.streams.map((s) => s.name);
-    expect(names).toEqual(sim.quests.map((q) => streamOf(q.id)));
+    expect(names).toEqual([...sim.quests.map((q) => streamOf(q.id)), COLUMNS]);
     for (const s of catalog.catalog.streams) {
       expect(s.name).toMatch(/^[a-z][a-z0-9_]*$/);
-      expect(s.source_defined_primary_key).toEqual([['response_id']]);
+      expect(s.source_defined_primary_key).toEqual(s.name === COLUMNS ? [['quest_id'], ['column']] : [['response_id']]);
     }
+    // One columns record per column of every quest, in every read, full or incremental.
+    const columnCount = sim.quests.reduce((n, q) => n + sim.groundTruth(q.id, SETTINGS).header.length, 0);
     const ajv = new Ajv({strict: false});
     addFormats(ajv);
     const validators = new Map(catalog.catalog.streams.map((s) => [s.name, ajv.compile(s.json_schema)]));
@@ -131,6 +137,8 @@ describe('a full sync against the simulator, through bin/main', () => {
       expect(new Map(got.map((r) => [r.record.data.response_id, dataColumns(r)]))).toEqual(expected);
       expect(statusesByStream(full.messages)[stream]).toEqual(['STARTED', 'RUNNING', 'COMPLETE']);
     }
+    expect(records(full.messages).filter((r) => !isQuestRecord(r))).toHaveLength(columnCount);
+    expect(statusesByStream(full.messages)[COLUMNS]).toEqual(['STARTED', 'RUNNING', 'COMPLETE']);
 
     // Incremental: first read, then new responses, twice.
     const incCatalog = writeJson(dir, 'inc.json', configuredCatalog(discover.messages, 'incremental'));
@@ -149,13 +157,20 @@ describe('a full sync against the simulator, through bin/main', () => {
       expectValid(inc);
       expect(inc.code).toBe(0);
       checkRecords(inc);
-      for (const r of records(inc.messages)) {
+      for (const r of records(inc.messages).filter(isQuestRecord)) {
         const key = `${r.record.stream}/${r.record.data.response_id}`;
         seen.set(key, (seen.get(key) ?? 0) + 1);
         const previous = cursors.get(r.record.stream);
         if (previous)
           expect(Date.parse(r.record.data._questback_window_end as string)).toBeGreaterThan(Date.parse(previous));
       }
+      // The columns stream reports every column again, seen at or after its state's cursor.
+      const columns = records(inc.messages).filter((r) => !isQuestRecord(r));
+      expect(columns).toHaveLength(columnCount);
+      const previousColumns = cursors.get(COLUMNS);
+      if (previousColumns)
+        for (const r of columns)
+          expect(Date.parse(r.record.data.seen_at as string)).toBeGreaterThanOrEqual(Date.parse(previousColumns));
       for (const s of states(inc.messages)) {
         const name = s.state.stream.stream_descriptor.name;
         const previous = cursors.get(name);
@@ -165,7 +180,7 @@ describe('a full sync against the simulator, through bin/main', () => {
         expect(typeof s.state.sourceStats.recordCount).toBe('number');
       }
       state = stateFile(inc.messages, state);
-      expect(state.length).toBe(sim.quests.length);
+      expect(state.length).toBe(sim.quests.length + 1);
     }
     for (const quest of sim.quests) {
       const stream = streamOf(quest.id);
@@ -174,13 +189,13 @@ describe('a full sync against the simulator, through bin/main', () => {
       expect(delivered.length).toBe(expected.size);
       expect(delivered.every(([, n]) => n === 1)).toBe(true);
     }
-  });
+  }, 240_000); // A hang guard: 8-11 s alone; this file took 125-136 s at load averages of 15-34.
 
   test('a state in the future yields no records and a state message per stream', async () => {
     const discover = await runConnector(['discover', '--config', configFile]);
-    const future = sim.quests.map((q) => ({
+    const future = [...sim.quests.map((q) => streamOf(q.id)), COLUMNS].map((name) => ({
       type: 'STREAM',
-      stream: {stream_descriptor: {name: streamOf(q.id)}, stream_state: {cursor: '2999-01-01T00:00:00.000Z'}},
+      stream: {stream_descriptor: {name}, stream_state: {cursor: '2999-01-01T00:00:00.000Z'}},
     }));
     const result = await runConnector([
       'read',
@@ -194,10 +209,11 @@ describe('a full sync against the simulator, through bin/main', () => {
     expectValid(result);
     expect(result.code).toBe(0);
     expect(records(result.messages)).toHaveLength(0);
-    expect(states(result.messages).map((s) => s.state.stream.stream_state.cursor)).toEqual([
-      '2999-01-01T00:00:00.000Z',
-      '2999-01-01T00:00:00.000Z',
-    ]);
+    expect(
+      states(result.messages)
+        .map((s) => `${s.state.stream.stream_descriptor.name} ${s.state.stream.stream_state.cursor}`)
+        .sort()
+    ).toEqual(future.map((f) => `${f.stream.stream_descriptor.name} 2999-01-01T00:00:00.000Z`).sort());
   });
   test('columns added since discover (respondent information switched on) are emitted, and the log says Airbyte drops them until a schema refresh', async () => {
     const discover = await runConnector(['discover', '--config', configFile]);

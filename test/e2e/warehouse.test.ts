@@ -204,7 +204,9 @@ describe('what lands in the warehouse', () => {
       expect(errorTraces(read.messages)).toEqual([]);
       expect(statusesByStream(read.messages)[streamOf(FORBIDDEN)]).toEqual(['STARTED', 'RUNNING', 'INCOMPLETE']);
       expect(read.stdout).toMatch(
-        new RegExp(`Stream ${streamOf(FORBIDDEN)} skipped: .*HTTP 403.*skip_inaccessible_quests is on`)
+        new RegExp(
+          `Stream ${streamOf(FORBIDDEN)}: quest ${FORBIDDEN} skipped: .*HTTP 403.*skip_inaccessible_quests is on`
+        )
       );
       expect(records(read.messages).filter((r) => r.record.stream === streamOf(B))).toHaveLength(15);
     }

@@ -104,6 +104,23 @@ export const traces = (m: AirbyteMessageJson[]): TraceMessage[] => ofType<TraceM
 export const errorTraces = (m: AirbyteMessageJson[]): TraceMessage[] =>
   traces(m).filter((t) => t.trace.type === 'ERROR');
 
+/** Milliseconds per unit of the durations the connector writes (core/time.ts formatDuration). */
+const UNIT_MS: Record<string, number> = {ms: 1, s: 1000, min: 60_000, h: 3_600_000, d: 86_400_000};
+
+/**
+ * The waits the connector announced in its log (every wait is logged: retries, 429s, a low rate
+ * limit, 409s), each with its line. Tests that are about "it did not wait" or "it retried soon" assert
+ * on these, not on wall time, which a busy machine stretches several-fold.
+ */
+export function announcedWaits(m: AirbyteMessageJson[]): {ms: number; message: string}[] {
+  const out: {ms: number; message: string}[] = [];
+  for (const message of ofType<{log: {message: string}}>(m, 'LOG').map((l) => l.log.message)) {
+    const said = /\b(?:waiting|retry \d+\/\d+ in|asking again in) (\d+(?:\.\d+)?) (ms|s|min|h|d)\b/.exec(message);
+    if (said) out.push({ms: Number(said[1]) * UNIT_MS[said[2]], message});
+  }
+  return out;
+}
+
 /** Stream statuses in order, per stream name. */
 export function statusesByStream(m: AirbyteMessageJson[]): Record<string, string[]> {
   const out: Record<string, string[]> = {};

@@ -71,6 +71,8 @@ export interface FakeScript {
   alter?(e: FakeExport, n: number, rows: string[][]): string[][];
   /** Polls before an export completes (default 1). */
   polls?: number;
+  /** A download that goes silent for this long (on the virtual clock) before it is cut off. */
+  stallMs?(e: FakeExport, n: number): number | undefined;
 }
 
 class MemoryFile implements ExportFile {
@@ -80,7 +82,8 @@ class MemoryFile implements ExportFile {
 
   constructor(
     private readonly bytes: Buffer,
-    private readonly cutAt: number | undefined
+    private readonly cutAt: number | undefined,
+    private readonly silence?: () => Promise<void>
   ) {
     this.contentLength = bytes.length;
   }
@@ -93,7 +96,10 @@ class MemoryFile implements ExportFile {
       await new Promise((resolve) => setImmediate(resolve));
       yield chunk;
     }
-    if (this.cutAt !== undefined) throw new DownloadCutOff(`cut after ${this.cutAt} bytes`);
+    if (this.cutAt !== undefined) {
+      await this.silence?.();
+      throw new DownloadCutOff(`cut after ${this.cutAt} bytes`);
+    }
   }
 
   close(): void {}
@@ -163,7 +169,12 @@ export class FakeExportApi implements ExportApi {
     const cell = (v: string): string => (/["|\r\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
     const text = '\uFEFF' + [this.header, ...rows].map((r) => r.map(cell).join('|') + '\r\n').join('');
     const bytes = Buffer.from(text, 'utf8');
-    return {kind: 'file', download: new MemoryFile(bytes, this.script.cutAfter?.(e, e.downloads, bytes.length))};
+    const stall = this.script.stallMs?.(e, e.downloads);
+    const silence = stall === undefined ? undefined : () => this.rt.sleep(stall);
+    return {
+      kind: 'file',
+      download: new MemoryFile(bytes, this.script.cutAfter?.(e, e.downloads, bytes.length), silence),
+    };
   }
 
   private find(exportId: string): FakeExport {
@@ -197,6 +208,7 @@ export function recordingOutput(): SyncOutput & {recorded: Recorded} {
         return undefined;
       },
     }),
+    records: async (stream, data) => void rowsOf(stream).push(...data.map((d) => Object.values(d).map(String))),
     state: async (stream, state, recordCount) => {
       recorded.states.push({
         stream: stream.name,

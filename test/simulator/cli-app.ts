@@ -9,7 +9,7 @@ import {DEFAULT_QUEST_IDS, QuestConfig, Simulator, startSimulator} from './index
 /** Fixed, so a config written by --write-config keeps working after a restart (same seed, same ids). */
 export const DEFAULT_PORT = 8717;
 
-const NUMBER_FLAGS = ['port', 'seed', 'quests', 'rows', 'export-duration-ms'] as const;
+const NUMBER_FLAGS = ['port', 'seed', 'quests', 'rows', 'export-duration-ms', 'latency-ms'] as const;
 const TEXT_FLAGS = ['write-config'] as const;
 type NumberFlag = (typeof NUMBER_FLAGS)[number];
 type TextFlag = (typeof TEXT_FLAGS)[number];
@@ -20,13 +20,15 @@ export interface CliArgs {
   quests?: number;
   rows?: number;
   exportDurationMs?: number;
+  /** Every answer waits this long (faults.latencyMs): a slow service. */
+  latencyMs?: number;
   /** Where to write a connector config for this simulator. */
   writeConfig?: string;
 }
 
 export const USAGE =
   'usage: simulator [--port N (default 8717, 0 = random)] [--seed N] [--quests N] [--rows N] ' +
-  '[--export-duration-ms N] [--write-config FILE]';
+  '[--export-duration-ms N] [--latency-ms N] [--write-config FILE]';
 
 export function parseArgs(argv: readonly string[]): CliArgs {
   const numbers: Partial<Record<NumberFlag, number>> = {};
@@ -51,6 +53,7 @@ export function parseArgs(argv: readonly string[]): CliArgs {
     quests: numbers.quests,
     rows: numbers.rows,
     exportDurationMs: numbers['export-duration-ms'],
+    latencyMs: numbers['latency-ms'],
     writeConfig: texts['write-config'],
   };
 }
@@ -106,6 +109,7 @@ export async function runCli(
       port: args.port,
       quests,
       exportDurationMs: args.exportDurationMs,
+      ...(args.latencyMs === undefined ? {} : {faults: {latencyMs: args.latencyMs}}),
       log,
     });
   } catch (err) {

@@ -6,7 +6,7 @@ import {deriveSeed, mix32, Prng} from './prng';
 import {buildLayout, drawResponse, Question, questionHeader, renderAnswers} from './questions';
 import {ResolvedSettings} from './settings';
 import {PRESETS} from './title-presets';
-import {ResolvedQuest} from './types';
+import {InsertedQuestion, ResolvedQuest} from './types';
 
 export const RESPONSE_ID = 'Response ID';
 export const CREATED = 'Created';
@@ -59,7 +59,7 @@ function firstGreater(n: number, value: (i: number) => number, x: number): numbe
 }
 
 export class QuestData {
-  readonly layout: readonly Question[];
+  private questions: Question[];
   private readonly rowSeed: number;
   private readonly idBase: number;
   private readonly firstMs: number;
@@ -76,7 +76,7 @@ export class QuestData {
     seed: number,
     startMs: number
   ) {
-    this.layout = buildLayout(config.columns, PRESETS[config.titles], config.questionTitles);
+    this.questions = buildLayout(config.columns, PRESETS[config.titles], config.questionTitles);
     this.rowSeed = deriveSeed(seed, `rows:${config.id}`);
     this.idBase = 100_000_000 + (deriveSeed(seed, `ids:${config.id}`) % 800_000_000);
     this.initialRows = config.rows;
@@ -100,6 +100,28 @@ export class QuestData {
     if (end - first < steps) first = end - steps;
     this.firstMs = first;
     this.spanMs = end - first;
+  }
+
+  get layout(): readonly Question[] {
+    return this.questions;
+  }
+
+  /**
+   * Inserts a question before question `at` (0-based; the question count appends it), asked from
+   * `now` on: a survey edited while it runs. Every other answer stays as it was.
+   */
+  insertQuestion(at: number, question: InsertedQuestion, now: number): void {
+    const q = this.questions;
+    if (!Number.isInteger(at) || at < 0 || at > q.length) throw new Error(`at must be an integer in [0, ${q.length}]`);
+    if (q[at - 1]?.hasOther) throw new Error(`question ${at} is the "other" text of the single choice before it`);
+    if (q.some((x) => x.title === question.title))
+      throw new Error(`the quest already asks ${JSON.stringify(question.title)}`);
+    const preset = PRESETS[this.config.titles];
+    const options = question.kind === 'rating' ? preset.ratingLabels : (question.options ?? []);
+    if ((question.kind === 'multi' || question.kind === 'single') && options.length === 0) {
+      throw new Error(`a ${question.kind} question needs options`);
+    }
+    q.splice(at, 0, {kind: question.kind, title: question.title, options, hasOther: false, askedFrom: now});
   }
 
   /** All rows, including added rows whose creation time has not come yet. */
@@ -169,7 +191,7 @@ export class QuestData {
 
   row(i: number, s: ResolvedSettings): string[] {
     this.rng.reseed(mix32(this.rowSeed ^ mix32(i + 0x9e3779b9)));
-    const r = drawResponse(this.layout, this.rng);
+    const r = drawResponse(this.layout, this.rng, this.createdAt(i));
     const cells = [String(this.idBase + i), new Date(this.createdAt(i)).toISOString()];
     if (s.includeRespondentInformation) cells.push(r.email, r.phone);
     renderAnswers(this.layout, r, s, cells);

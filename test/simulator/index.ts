@@ -18,7 +18,7 @@ import {createHandler} from './server';
 import {checkSettings} from './settings';
 import {QuestEntry, State} from './state';
 import {PRESETS} from './title-presets';
-import {ExportSettings, ResolvedQuest, Simulator, SimulatorOptions, QuestConfig} from './types';
+import {ExportSettings, InsertedQuestion, ResolvedQuest, Simulator, SimulatorOptions, QuestConfig} from './types';
 
 export type {
   Corruption,
@@ -27,6 +27,7 @@ export type {
   ExportSettings,
   FaultOptions,
   FileEncoding,
+  InsertedQuestion,
   LineEnding,
   QuestConfig,
   RateLimitOptions,
@@ -219,6 +220,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     addResponses(questId: string, count: number) {
       if (!Number.isInteger(count) || count < 0) throw new Error('count must be an integer >= 0');
       questOf(questId).data.addResponses(count, Date.now());
+    },
+
+    insertQuestion(questId: string, at: number, question: InsertedQuestion) {
+      questOf(questId).data.insertQuestion(at, question, Date.now());
     },
 
     issuedTokens: () => state.tokens.issued(),

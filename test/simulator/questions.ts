@@ -15,6 +15,11 @@ export interface Question {
   options: readonly string[];
   /** single only: the next column holds the "other (please specify)" text. */
   hasOther: boolean;
+  /**
+   * Epoch ms when the question was inserted into the live survey (Simulator.insertQuestion):
+   * responses created before have no answer to it. Absent for the questions the quest started with.
+   */
+  askedFrom?: number;
 }
 
 // The first seven columns show every kind once; further columns cycle so that roughly one cell
@@ -152,45 +157,51 @@ function numberText(rng: Prng): string {
   return String(-rng.range(1, 50));
 }
 
-/** Draws the answers of one response; the caller seeds `rng` from the row. */
-export function drawResponse(layout: readonly Question[], rng: Prng): Response {
+/** The answer of question `i`, drawn from `rng`; `answers` holds those drawn before it. */
+function drawAnswer(layout: readonly Question[], i: number, answers: readonly (number | string)[], rng: Prng) {
+  const q = layout[i];
+  switch (q.kind) {
+    case 'rating':
+      return rng.chance(0.15) ? 0 : rng.range(1, 5);
+    case 'text':
+      return freeText(rng);
+    case 'multi':
+      return rng.chance(0.1) ? 0 : rng.range(1, (1 << q.options.length) - 1);
+    case 'single':
+      return rng.chance(0.1) ? 0 : rng.range(1, q.options.length);
+    case 'other': {
+      // Filled only when the preceding single choice picked its "other" option.
+      const prev = layout[i - 1];
+      const picked = prev !== undefined && prev.hasOther && answers[i - 1] === prev.options.length;
+      const text = rng.pick(OTHER_TEXTS);
+      return picked ? text : '';
+    }
+    case 'date':
+      return rng.chance(0.2) ? '' : isoDate(rng);
+    case 'number':
+      return rng.chance(0.2) ? '' : numberText(rng);
+  }
+}
+
+/**
+ * Draws the answers of one response created at `createdAt`; the caller seeds `rng` from the row.
+ * Inserted questions are drawn after the original ones, so inserting a question leaves every other
+ * answer as it was; a response created before a question was inserted has no answer to it.
+ */
+export function drawResponse(layout: readonly Question[], rng: Prng, createdAt: number): Response {
   const email = rng.chance(0.1)
     ? ''
     : `${rng.pick(FIRST_NAMES)}.${rng.pick(LAST_NAMES)}${rng.int(100)}${rng.chance(0.2) ? '+survey' : ''}@example.com`;
   const phone = rng.chance(0.3) ? '' : `+47 ${rng.range(400, 999)} ${rng.range(10, 99)} ${rng.range(100, 999)}`;
   const answers: (number | string)[] = new Array(layout.length);
   for (let i = 0; i < layout.length; i++) {
-    const q = layout[i];
-    switch (q.kind) {
-      case 'rating':
-        answers[i] = rng.chance(0.15) ? 0 : rng.range(1, 5);
-        break;
-      case 'text':
-        answers[i] = freeText(rng);
-        break;
-      case 'multi':
-        answers[i] = rng.chance(0.1) ? 0 : rng.range(1, (1 << q.options.length) - 1);
-        break;
-      case 'single': {
-        const choice = rng.chance(0.1) ? 0 : rng.range(1, q.options.length);
-        answers[i] = choice;
-        break;
-      }
-      case 'other': {
-        // Filled only when the preceding single choice picked its "other" option.
-        const prev = layout[i - 1];
-        const picked = prev !== undefined && prev.hasOther && answers[i - 1] === prev.options.length;
-        const text = rng.pick(OTHER_TEXTS);
-        answers[i] = picked ? text : '';
-        break;
-      }
-      case 'date':
-        answers[i] = rng.chance(0.2) ? '' : isoDate(rng);
-        break;
-      case 'number':
-        answers[i] = rng.chance(0.2) ? '' : numberText(rng);
-        break;
-    }
+    if (layout[i].askedFrom === undefined) answers[i] = drawAnswer(layout, i, answers, rng);
+  }
+  for (let i = 0; i < layout.length; i++) {
+    const askedFrom = layout[i].askedFrom;
+    if (askedFrom === undefined) continue;
+    const answer = drawAnswer(layout, i, answers, rng);
+    answers[i] = createdAt >= askedFrom ? answer : typeof answer === 'number' ? 0 : '';
   }
   return {email, phone, answers};
 }

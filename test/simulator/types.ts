@@ -51,6 +51,14 @@ export interface QuestConfig {
   lineEnding?: LineEnding;
 }
 
+/** A question inserted into a running quest (Simulator.insertQuestion). */
+export interface InsertedQuestion {
+  kind: 'rating' | 'text' | 'multi' | 'single' | 'date' | 'number';
+  title: string;
+  /** The choices of a multi or single question; a rating takes the preset's labels. */
+  options?: readonly string[];
+}
+
 export interface RateLimitOptions {
   limit: number;
   windowMs: number;
@@ -144,6 +152,11 @@ export interface Simulator {
   quests: Required<Pick<QuestConfig, 'id' | 'rows'>>[] & QuestConfig[];
   groundTruth(questId: string, settings?: ExportSettings): {header: string[]; rows: string[][]};
   addResponses(questId: string, count: number): void;
+  /**
+   * Inserts a question before question `at` (0-based, among the question columns): responses
+   * created from now on answer it, earlier ones have an empty cell, and every other cell stays.
+   */
+  insertQuestion(questId: string, at: number, question: InsertedQuestion): void;
   issuedTokens(): string[];
   requests(): RequestRecord[];
   stats(): SimulatorStats;

@@ -109,7 +109,7 @@ describe('window sizing', () => {
 
 describe('the export policy', () => {
   const piece = (): PieceRecord => ({window: {since: 0, until: DAY}, failedInRow: 0, cutOffsInRow: 0});
-  const budget = (): WindowBudget => ({setbacks: 0, timeouts: 0});
+  const budget = (): WindowBudget => ({setbacks: 0, timeouts: 0, stalledMs: 0});
 
   test('a failed export is created again, then split after two failures in a row; its halves split at their first', () => {
     const p = piece();

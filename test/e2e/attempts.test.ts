@@ -1,0 +1,191 @@
+// Exports that survive a failed attempt: bin/main against the simulator, SIGKILLed once its exports
+// exist, then a second attempt from the last STATE that reached stdout. The second attempt polls and
+// reads the recorded exports instead of creating them again, unless they expired (410): then it
+// creates new ones, and the data is still exact.
+
+import {committed, records, runConnector, startConnector, stateFile, tempDir, writeJson} from '../helpers/connector';
+import {simCatalog, simConfig, streamOf} from '../helpers/fixtures';
+import {AirbyteMessageJson} from '../helpers/protocol';
+import {Simulator, startSimulator} from '../simulator';
+
+const DAY = 86_400_000;
+
+interface RecordedExportState {
+  export_id: string;
+  since: string;
+  until: string;
+}
+
+const recordedExports = (state: ReturnType<typeof stateFile>): RecordedExportState[] =>
+  state.flatMap((s) => (s.stream.stream_state as {exports?: RecordedExportState[]}).exports ?? []);
+
+const idsOf = (messages: {record: {data: Record<string, unknown>}}[]): string[] =>
+  messages.map((r) => String(r.record.data.response_id));
+
+/** A first attempt killed (SIGKILL: no goodbye) as soon as a STATE records `exports` exports; then a second from its state. */
+async function killedThenResumed(
+  sim: Simulator,
+  questId: string,
+  overrides: Record<string, unknown>,
+  exports: number,
+  between?: (state: ReturnType<typeof stateFile>) => void
+) {
+  const dir = tempDir();
+  const config = writeJson(dir, 'config.json', simConfig(sim, overrides));
+  const catalog = writeJson(dir, 'catalog.json', simCatalog(sim, [questId], 'incremental'));
+  const first = startConnector(['read', '--config', config, '--catalog', catalog], {killAfterMs: 50_000});
+  const recorded = await first.waitForLine(
+    (m) =>
+      m.type === 'STATE' &&
+      recordedExports([(m as unknown as {state: ReturnType<typeof stateFile>[number]}).state]).length >= exports,
+    40_000
+  );
+  expect(recorded).toBeDefined();
+  first.child.kill('SIGKILL');
+  const killed = await first.done;
+  const state = stateFile(killed.messages);
+  const createdByFirst = sim.exports().length;
+  between?.(state);
+  const second = await runConnector([
+    'read',
+    '--config',
+    config,
+    '--catalog',
+    catalog,
+    '--state',
+    writeJson(dir, 'state.json', state),
+  ]);
+  return {killed, state, second, createdBySecond: sim.exports().slice(createdByFirst)};
+}
+
+/** The union of what the first attempt committed and the second emitted is the truth; neither has a row twice. */
+function expectExactUnion(sim: Simulator, questId: string, first: AirbyteMessageJson[], second: AirbyteMessageJson[]) {
+  const a = idsOf(committed(first));
+  const b = idsOf(records(second));
+  expect(a.length).toBe(new Set(a).size);
+  expect(b.length).toBe(new Set(b).size);
+  expect([...new Set([...a, ...b])].sort()).toEqual(
+    sim
+      .groundTruth(questId)
+      .rows.map((r) => r[0])
+      .sort()
+  );
+}
+
+describe('exports re-used across attempts', () => {
+  const quest = (id: string) => ({
+    id,
+    rows: 6000,
+    columns: 4,
+    firstCreatedAt: new Date(Date.now() - 100 * DAY).toISOString(),
+  });
+  const overrides = {
+    start_date: new Date(Date.now() - 101 * DAY).toISOString(),
+    target_rows_per_export: 1000,
+    // Fixed windows are generated side by side: several exports exist before the first is read whole.
+    window_days: 10,
+    max_concurrent_exports: 4,
+  };
+
+  test.concurrent(
+    'a second attempt after a SIGKILL creates no export for a window the first one recorded, and the union is exact',
+    async () => {
+      const id = 'a77e0000-0000-4000-8000-000000000001';
+      const sim = await startSimulator({seed: 7, exportDurationMs: 1500, quests: [quest(id)]});
+      try {
+        const {killed, state, second, createdBySecond} = await killedThenResumed(sim, id, overrides, 3);
+        expect(second.code).toBe(0);
+        const recorded = recordedExports(state);
+        expect(recorded.length).toBeGreaterThanOrEqual(3);
+        const windowOf = (e: {since?: string; until?: string}) => `${e.since}..${e.until}`;
+        const recreated = createdBySecond.filter((e) => recorded.some((r) => windowOf(r) === windowOf(e)));
+        expect(recreated).toEqual([]);
+        // The recorded exports were polled and downloaded by the second attempt.
+        const downloaded = new Set(
+          sim
+            .requests()
+            .filter((r) => /\/download$/.test(r.path))
+            .map((r) => r.path)
+        );
+        for (const r of recorded) expect([...downloaded].some((p) => p.includes(r.export_id))).toBe(true);
+        expectExactUnion(sim, id, killed.messages, second.messages);
+        expect(
+          stateFile(second.messages).every(
+            (s) => s.stream.stream_descriptor.name === streamOf(id) && !recordedExports([s]).length
+          )
+        ).toBe(true);
+      } finally {
+        await sim.close();
+      }
+    },
+    90_000
+  );
+
+  test.concurrent(
+    'when the recorded exports expired (410), the second attempt creates them anew and the union is still exact',
+    async () => {
+      const id = 'a77e0000-0000-4000-8000-000000000002';
+      const sim = await startSimulator({seed: 8, exportDurationMs: 1500, quests: [quest(id)]});
+      try {
+        const {killed, state, second, createdBySecond} = await killedThenResumed(sim, id, overrides, 3, (s) => {
+          for (const e of sim.exports()) sim.expireExport(e.exportId);
+          expect(recordedExports(s).length).toBeGreaterThanOrEqual(3);
+        });
+        expect(second.code).toBe(0);
+        expect(createdBySecond.length).toBeGreaterThanOrEqual(recordedExports(state).length);
+        expectExactUnion(sim, id, killed.messages, second.messages);
+      } finally {
+        await sim.close();
+      }
+    },
+    90_000
+  );
+
+  test.concurrent(
+    'an over-large window: the resumed attempt re-uses its export and creates none above 4x the target',
+    async () => {
+      const id = 'a77e0000-0000-4000-8000-000000000003';
+      const target = 1000;
+      // 20,000 rows, all in the last month of six years: the empty first probe grows the next window over them all.
+      const sim = await startSimulator({
+        seed: 9,
+        exportDurationMs: 300,
+        exportMsPerThousandRows: 150,
+        quests: [{id, rows: 20_000, columns: 3, firstCreatedAt: new Date(Date.now() - 30 * DAY).toISOString()}],
+      });
+      try {
+        const start = {start_date: new Date(Date.now() - 6 * 365 * DAY).toISOString(), target_rows_per_export: target};
+        const dir = tempDir();
+        const config = writeJson(dir, 'config.json', simConfig(sim, start));
+        const catalog = writeJson(dir, 'catalog.json', simCatalog(sim, [id], 'incremental'));
+        const first = startConnector(['read', '--config', config, '--catalog', catalog], {killAfterMs: 50_000});
+        // Killed once the STATE carrying the large export's density is out, before its rows are read whole.
+        const dense = await first.waitForLine((m) => {
+          const s = (m as unknown as {state?: {stream?: {stream_state?: {density?: {rows_per_day?: number}}}}}).state;
+          return m.type === 'STATE' && (s?.stream?.stream_state?.density?.rows_per_day ?? 0) > 0;
+        }, 40_000);
+        expect(dense).toBeDefined();
+        first.child.kill('SIGKILL');
+        const killed = await first.done;
+        const state = stateFile(killed.messages);
+        const createdByFirst = sim.exports().length;
+        const second = await runConnector([
+          'read',
+          '--config',
+          config,
+          '--catalog',
+          catalog,
+          '--state',
+          writeJson(dir, 'state.json', state),
+        ]);
+        expect(second.code).toBe(0);
+        const created = sim.exports().slice(createdByFirst);
+        expect(Math.max(0, ...created.map((e) => e.rows))).toBeLessThanOrEqual(4 * target);
+        expectExactUnion(sim, id, killed.messages, second.messages);
+      } finally {
+        await sim.close();
+      }
+    },
+    90_000
+  );
+});
