@@ -2,7 +2,7 @@
 //
 //   1. Throughput: a 1,000,000-row, 30-column quest read by `bin/main read` with the default config
 //      (start_date 2020-01-01) into a counting consumer process, against the plain csv-parse +
-//      JSON.stringify pipeline on the same export file.
+//      JSON.stringify pipeline and a no-parse ceiling on the same export file (scripts/bench/throughput.ts).
 //   2. Latency hiding: 8 quests whose exports take 5 s each, against 1 such quest.
 //   3. Requests per export: the calls a 5 s and a 60 s export cost.
 //   4. Export economy: adaptive window sizing against 30-day windows on sparse, dense, mixed,
@@ -27,34 +27,29 @@ import path from 'path';
 import {DEFAULTS} from '../src/core/config';
 import {ECONOMY, ECONOMY_CASES, EconomyCase, economyMethod, exportEconomy} from './bench/economy';
 import {MANY_QUESTS, manyQuests, manyQuestsMethod} from './bench/many-quests';
-import {HAS_TIME, killAll, MAIN, PipedRun, ROOT, runPiped, SimChild} from './bench/proc';
-import {consoleTable, iso, machine, markdown, Row, s, thousands} from './bench/report';
+import {HAS_TIME, killAll, MAIN, ROOT, runPiped, SimChild} from './bench/proc';
+import {consoleTable, iso, machine, markdown, Row, s} from './bench/report';
 import {
   catalogFor,
+  checkRun,
   connectorConfig,
   countRequests,
   DAY_MS,
   discoverCatalog,
-  fetchToken,
-  kindOf,
-  problems,
   selectStreams,
-  streamName,
   writeJson,
 } from './bench/scenario';
+import {THROUGHPUT, throughput, throughputMethod} from './bench/throughput';
 
 const SECTIONS = ['throughput', 'latency', 'requests', 'economy', 'many'] as const;
 type Section = (typeof SECTIONS)[number];
 
 const DEFAULT_ROWS = 1_000_000;
-const BASELINE = path.join(__dirname, 'bench', 'baseline.js');
 const DOC = path.join(ROOT, 'docs', 'benchmarks.md');
 /** Nothing in a healthy run comes close; a hung child must not keep the benchmark alive forever. */
 const OVERALL_TIMEOUT_MS = 60 * 60_000;
 
-const TARGETS = {ratio: 2, rssMiB: 150, latencyRatio: 1.5, polls60s: 15};
-/** The throughput run's start_date: years before its rows, as a first sync with the default config meets them. */
-const THROUGHPUT_START = '2020-01-01T00:00:00Z';
+const TARGETS = {latencyRatio: 1.5, polls60s: 15};
 
 interface Options {
   rows: number;
@@ -127,201 +122,8 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
   });
 }
 
-const mib = (kb: number | undefined): string => (kb === undefined ? 'n/a' : `${(kb / 1024).toFixed(0)} MiB`);
-
-/** Fails loudly when a run did not deliver every row cleanly: a fast wrong answer is no figure. */
-function checkRun(label: string, run: PipedRun, expectedRecords: number): void {
-  const trouble = problems(run.consumer);
-  if (run.producer.code !== 0 || run.consumer.records !== expectedRecords || trouble.length) {
-    throw new Error(
-      `${label}: exit ${run.producer.code ?? run.producer.signal}, ${run.consumer.records} of ${expectedRecords} records` +
-        `${trouble.length ? `; ${trouble.slice(0, 5).join('; ')}` : ''}${run.producer.stderr ? `; stderr: ${run.producer.stderr.slice(-2000)}` : ''}`
-    );
-  }
-}
-
-interface StreamFigures {
-  records: number;
-  wallMs: number;
-  /** Start of the process to the first RECORD on the consumer's side. */
-  waitMs: number;
-  /** First RECORD to the end of the output: the part that is the connector's own work. */
-  streamMs: number;
-  rowsPerS: number;
-  recordMBPerS: number;
-  stdoutBytes: number;
-  userS?: number;
-  sysS?: number;
-  peakRssKb?: number;
-}
-
-function figures(run: PipedRun): StreamFigures {
-  const c = run.consumer;
-  const first = c.firstRecordAt ?? c.endAt;
-  const streamMs = Math.max(1, c.endAt - first);
-  const p = run.producer;
-  return {
-    records: c.records,
-    wallMs: p.wallMs,
-    waitMs: first - run.startedAt,
-    streamMs,
-    rowsPerS: (c.records / streamMs) * 1000,
-    recordMBPerS: c.recordBytes / 1e6 / (streamMs / 1000),
-    stdoutBytes: c.bytes,
-    userS: p.userS,
-    sysS: p.sysS,
-    peakRssKb: p.peakRssKb,
-  };
-}
-
-function pipelineRows(section: string, who: string, f: StreamFigures, rssTarget: boolean): Row[] {
-  const rssMiB = f.peakRssKb === undefined ? undefined : f.peakRssKb / 1024;
-  return [
-    {
-      section,
-      metric: `${who}: records / stdout`,
-      value: `${thousands(f.records)} / ${(f.stdoutBytes / 1e6).toFixed(0)} MB`,
-    },
-    {section, metric: `${who}: total wall time`, value: s(f.wallMs)},
-    {section, metric: `${who}: start to first record`, value: s(f.waitMs)},
-    {section, metric: `${who}: first record to end`, value: s(f.streamMs)},
-    {section, metric: `${who}: rows/s (first record to end)`, value: thousands(f.rowsPerS)},
-    {section, metric: `${who}: RECORD MB/s (first record to end)`, value: f.recordMBPerS.toFixed(1)},
-    {
-      section,
-      metric: `${who}: CPU time, user + sys`,
-      value:
-        f.userS === undefined || f.sysS === undefined
-          ? 'n/a'
-          : `${(f.userS + f.sysS).toFixed(1)} s (${f.userS.toFixed(1)} + ${f.sysS.toFixed(1)})`,
-    },
-    {
-      section,
-      metric: `${who}: peak RSS`,
-      value: mib(f.peakRssKb),
-      ...(rssTarget ? {target: `<= ${TARGETS.rssMiB} MiB`, met: rssMiB !== undefined && rssMiB <= TARGETS.rssMiB} : {}),
-    },
-  ];
-}
-
-const THROUGHPUT = 'Throughput';
 const LATENCY = 'Latency hiding';
 const REQUESTS = 'Requests per export';
-
-async function throughput(opts: Options, rows: Row[], notes: string[]): Promise<void> {
-  const questId = 'b16e0000-0000-4000-8000-000000000001';
-  // All rows in the last three days, start_date years earlier: the default sizing probes the first
-  // eighth of the span (empty), then reads the rest, every row, in one export.
-  const firstCreatedAt = Date.now() - 3 * DAY_MS;
-  progress(`throughput: starting a simulator with ${thousands(opts.rows)} rows x 30 columns`);
-  const sim = await SimChild.start({
-    quests: [{id: questId, rows: opts.rows, columns: 28, firstCreatedAt: iso(firstCreatedAt)}],
-    dataDir: path.join(tmpDir, 'sim-throughput'),
-  });
-  try {
-    const config = writeJson(
-      tmpDir,
-      'throughput-config.json',
-      connectorConfig(sim.info, {start_date: THROUGHPUT_START})
-    );
-    const {catalog} = await discoverCatalog(config, 180_000);
-    const catalogFile = writeJson(tmpDir, 'throughput-catalog.json', catalog);
-
-    const connectorRuns: StreamFigures[] = [];
-    const baselineRuns: StreamFigures[] = [];
-    /** Per connector run: its largest export, created to file ready, as its polls saw it. */
-    const readyMs: (number | undefined)[] = [];
-    /** Per connector run: the rows of each export it created. */
-    const exportRows: number[][] = [];
-    for (let i = 1; i <= opts.repeat; i++) {
-      progress(`throughput ${i}/${opts.repeat}: bin/main read (the simulator generates the file first)`);
-      const connector = await runPiped([MAIN, 'read', '--config', config, '--catalog', catalogFile], {
-        timeoutMs: 30 * 60_000,
-        label: 'connector read',
-        tmpDir,
-      });
-      checkRun('connector read', connector, opts.rows);
-      connectorRuns.push(figures(connector));
-      progress(
-        `throughput ${i}/${opts.repeat}: connector ${thousands(connectorRuns[connectorRuns.length - 1].rowsPerS)} rows/s`
-      );
-
-      // The baseline reads the very file the connector read, over HTTP like the connector.
-      const [{requests}, exports] = await Promise.all([sim.stats(), sim.exports()]);
-      const created = exports.filter((e) => Date.parse(e.createdAt) >= connector.startedAt);
-      exportRows.push(created.map((e) => e.rows));
-      const big = created.reduce<(typeof created)[number] | undefined>(
-        (m, e) => (!m || e.rows > m.rows ? e : m),
-        undefined
-      );
-      if (!big) throw new Error('the connector run created no export');
-      const seen = requests.find(
-        (r) => r.at >= connector.startedAt && r.status === 302 && r.path.includes(`/exports/${big.exportId}/status`)
-      );
-      readyMs.push(seen ? seen.at - Date.parse(big.createdAt) : undefined);
-      // The baseline reads the connector's largest export file: the one holding every row.
-      const download = requests.find(
-        (r) =>
-          r.at >= connector.startedAt &&
-          kindOf(r) === 'download' &&
-          r.status === 200 &&
-          r.path.includes(`/exports/${big.exportId}/`)
-      );
-      if (!download) throw new Error('the connector run made no successful download of its largest export');
-      const token = await fetchToken(sim.info);
-      progress(`throughput ${i}/${opts.repeat}: baseline (csv-parse + JSON.stringify) on the same file`);
-      const baseline = await runPiped([BASELINE], {
-        timeoutMs: 30 * 60_000,
-        label: 'baseline',
-        tmpDir,
-        env: {BENCH_URL: `${sim.info.apiUrl}${download.path}`, BENCH_TOKEN: token, BENCH_STREAM: streamName(questId)},
-      });
-      checkRun('baseline', baseline, opts.rows);
-      baselineRuns.push(figures(baseline));
-      progress(
-        `throughput ${i}/${opts.repeat}: baseline ${thousands(baselineRuns[baselineRuns.length - 1].rowsPerS)} rows/s`
-      );
-    }
-    const best = (runs: StreamFigures[]): number =>
-      runs.reduce((top, f, i) => (f.rowsPerS > runs[top].rowsPerS ? i : top), 0);
-    const c = connectorRuns[best(connectorRuns)];
-    const b = baselineRuns[best(baselineRuns)];
-    rows.push(...pipelineRows(THROUGHPUT, 'connector', c, true));
-    const sizes = exportRows[best(connectorRuns)];
-    rows.push({
-      section: THROUGHPUT,
-      metric: 'connector: exports (rows each)',
-      value: `${sizes.length} (${sizes.map(thousands).join(' + ')})`,
-    });
-    const ready = readyMs[best(connectorRuns)];
-    if (ready !== undefined) {
-      rows.push({
-        section: THROUGHPUT,
-        metric: 'connector: largest export created to file ready (seen by a poll)',
-        value: s(ready),
-      });
-    }
-    rows.push(...pipelineRows(THROUGHPUT, 'baseline', b, false));
-    const ratio = c.rowsPerS / b.rowsPerS;
-    rows.push({
-      section: THROUGHPUT,
-      metric: 'connector / baseline, rows/s',
-      value: `${ratio.toFixed(2)}x`,
-      target: `>= ${TARGETS.ratio}x`,
-      met: ratio >= TARGETS.ratio,
-    });
-    if (opts.repeat > 1) {
-      notes.push(
-        `Throughput runs (rows/s): connector ${connectorRuns.map((f) => thousands(f.rowsPerS)).join(', ')}; baseline ${baselineRuns.map((f) => thousands(f.rowsPerS)).join(', ')}; the table shows the best of each.`
-      );
-    }
-    notes.push(
-      `The connector's RECORD lines are larger than the baseline's (${(c.stdoutBytes / c.records).toFixed(0)} vs ${(b.stdoutBytes / b.records).toFixed(0)} bytes a row): they carry three connector fields and null for empty cells; rows/s is the figure compared.`
-    );
-  } finally {
-    await sim.close();
-  }
-}
 
 async function latency(rows: Row[]): Promise<void> {
   const count = 8;
@@ -462,22 +264,7 @@ async function requestsPerExport(rows: Row[]): Promise<void> {
 
 function methods(opts: Options): Map<string, string> {
   return new Map<string, string>([
-    [
-      THROUGHPUT,
-      [
-        'One quest of 1,000,000 rows x 30 columns (Response ID, Created and 28 questions; about one cell in five a quoted',
-        `free text), all created in the last three days, read with the default config and start_date ${THROUGHPUT_START.slice(0, 10)} (settle_seconds 0:`,
-        'the simulator has no late rows): the adaptive sizing probes the first eighth of the span, which is empty, then reads',
-        'the rest in one export of every row. The simulator runs in its own process. `bin/main read` (full_refresh catalog',
-        'from a `discover` run) writes into a pipe read by a counting consumer process. The baseline is a separate process',
-        "that downloads the connector's largest export file (the one of every row) over HTTP and runs",
-        'csv-parse (`columns: true`, `bom`, delimiter `|`) + `JSON.stringify` per record + 64 KB batched writes honouring',
-        'backpressure, into the same kind of consumer. rows/s and MB/s count from the first RECORD line the consumer sees',
-        "to the end of the output, which leaves out the connector's wait for the export to be generated; the total wall",
-        `time includes it. Peak RSS and CPU time are the producer process's, from ${HAS_TIME ? '`/usr/bin/time`' : 'VmHWM in /proc/<pid>/status'}. MB is 10^6 bytes, MiB 2^20.`,
-        `Each pipeline ran ${opts.repeat} time(s), alternating; the table shows each one's run with the most rows/s.`,
-      ].join('\n'),
-    ],
+    [THROUGHPUT, throughputMethod(opts.repeat)],
     [
       LATENCY,
       [
@@ -513,7 +300,8 @@ async function main(): Promise<void> {
   );
   const rows: Row[] = [];
   const notes: string[] = [];
-  if (opts.only.has('throughput')) await throughput(opts, rows, notes);
+  if (opts.only.has('throughput'))
+    await throughput({tmpDir, progress, rows: opts.rows, repeat: opts.repeat}, rows, notes);
   if (opts.only.has('latency')) await latency(rows);
   if (opts.only.has('requests')) await requestsPerExport(rows);
   if (opts.only.has('economy')) await exportEconomy({tmpDir, progress}, rows, notes, opts.cases);

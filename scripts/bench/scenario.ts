@@ -6,7 +6,7 @@ import path from 'path';
 
 import {CURSOR_FIELD, questSchema, recordColumns} from '../../src/sync/schema';
 import type {RequestRecord} from '../../test/simulator';
-import {MAIN, runNode} from './proc';
+import {MAIN, PipedRun, runNode} from './proc';
 import {ConsumerReport, SimInfo} from './types';
 
 export const DAY_MS = 86_400_000;
@@ -178,4 +178,15 @@ export function problems(report: ConsumerReport): string[] {
     }
   }
   return out;
+}
+
+/** Fails loudly when a run did not deliver every row cleanly: a fast wrong answer is no figure. */
+export function checkRun(label: string, run: PipedRun, expectedRecords: number): void {
+  const trouble = problems(run.consumer);
+  if (run.producer.code !== 0 || run.consumer.records !== expectedRecords || trouble.length) {
+    throw new Error(
+      `${label}: exit ${run.producer.code ?? run.producer.signal}, ${run.consumer.records} of ${expectedRecords} records` +
+        `${trouble.length ? `; ${trouble.slice(0, 5).join('; ')}` : ''}${run.producer.stderr ? `; stderr: ${run.producer.stderr.slice(-2000)}` : ''}`
+    );
+  }
 }

@@ -84,6 +84,12 @@ export const LIMITS = {
   downloadProgress: {spanIdleTimeouts: 2, minBytes: 64 * 1024},
   /** api/client.ts: redirects a download may follow (to a CDN, say) before it must have arrived at the file. */
   downloadRedirects: 5,
+  /**
+   * csv/parser.ts: the longest cell and row (in UTF-16 units, separators included) a file may hold.
+   * A longer one is a CsvFormatError, not memory that grows with a hostile or corrupt body (a 1 MB
+   * gzip body can expand into a 1 GiB cell).
+   */
+  csv: {maxCellChars: 4 * 1024 * 1024, maxRowChars: 8 * 1024 * 1024},
   /** sync/discover.ts: exports of one sample window tried before discover fails. */
   sampleAttempts: 3,
   /** protocol/output.ts: no record waits in the output buffer longer than this (a STATE is written at once). */

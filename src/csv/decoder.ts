@@ -59,9 +59,10 @@ interface Decoder {
 }
 
 function decoderFor(encoding: TextEncoding): Decoder {
-  if (encoding === 'utf-8') return new StringDecoder('utf8');
   if (encoding === 'utf-16le') return new StringDecoder('utf16le');
-  const text = new TextDecoder(encoding);
+  // For UTF-8, TextDecoder takes about half the time StringDecoder does on text with many
+  // non-ASCII characters. A BOM is dropped before the decoder sees it (see ByteDecoder).
+  const text = new TextDecoder(encoding, {ignoreBOM: true});
   return {write: (buf) => text.decode(buf, {stream: true}), end: () => text.decode()};
 }
 

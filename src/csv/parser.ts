@@ -1,17 +1,22 @@
+import {LIMITS} from '../core/limits';
 import {countChar} from './decoder';
 
 const QUOTE = 34; // "
 const LF = 10;
 const CR = 13;
 
-export type CsvProblem = 'stray-quote' | 'open-quote' | 'after-quote' | 'width';
+export type CsvProblem = 'stray-quote' | 'open-quote' | 'after-quote' | 'width' | 'cell-too-large' | 'row-too-large';
 
-/** Thrown for a malformed file; `line` is the physical line (1-based) where the bad row starts. */
+/**
+ * Thrown for a malformed file; `line` is the physical line (1-based) where the bad row starts. For
+ * a cell or row over its bound, `limit` is that bound (characters).
+ */
 export class CsvFormatError extends Error {
   constructor(
     message: string,
     readonly line: number,
-    readonly problem: CsvProblem
+    readonly problem: CsvProblem,
+    readonly limit?: number
   ) {
     super(`${message} on line ${line}`);
     this.name = 'CsvFormatError';
@@ -29,6 +34,10 @@ const enum Mode {
 export interface CsvParserOptions {
   /** Accept a quote inside an unquoted cell as text (csv-parse calls this relax_quotes). */
   acceptStrayQuotes?: boolean;
+  /** The longest cell, in characters (UTF-16 units); LIMITS.csv.maxCellChars by default. */
+  maxCellChars?: number;
+  /** The longest row, in characters, separators included; LIMITS.csv.maxRowChars by default. */
+  maxRowChars?: number;
 }
 
 /**
@@ -51,7 +60,11 @@ export class CsvRowParser {
   private line = 1;
   private extraLines = 0;
   private width = -1;
+  /** Characters of the current row's finished cells, a separator each. */
+  private rowChars = 0;
   private readonly sep: number;
+  private readonly maxCell: number;
+  private readonly maxRow: number;
   /** Whether the input seen so far ends where a row ends (after a line end, or nothing at all). */
   terminated = true;
 
@@ -63,6 +76,8 @@ export class CsvRowParser {
       throw new RangeError(`unsupported CSV separator ${JSON.stringify(separator)}`);
     }
     this.sep = separator.charCodeAt(0);
+    this.maxCell = options.maxCellChars ?? LIMITS.csv.maxCellChars;
+    this.maxRow = options.maxRowChars ?? LIMITS.csv.maxRowChars;
   }
 
   /** Parses `text`, continuing where the previous chunk ended; complete rows go into `out`. */
@@ -108,6 +123,7 @@ export class CsvRowParser {
         }
         if (end === n) {
           this.cell += s.slice(pos, end);
+          this.checkSize(this.cell.length);
           return;
         }
         const value = this.cell === '' ? s.slice(pos, end) : this.cell + s.slice(pos, end);
@@ -118,9 +134,11 @@ export class CsvRowParser {
         const close = s.indexOf('"', pos);
         if (close === -1) {
           this.cell += s.slice(pos);
+          this.checkSize(this.cell.length);
           return;
         }
         this.cell += s.slice(pos, close);
+        this.checkSize(this.cell.length);
         pos = close + 1;
         this.mode = Mode.AfterQuote;
         continue;
@@ -151,14 +169,37 @@ export class CsvRowParser {
     if (open) {
       const value = this.cell;
       if (this.mode === Mode.AfterQuote) this.extraLines += countChar(value, '\n');
+      this.checkSize(value.length);
       this.row.push(value);
       this.finishRow(out);
       this.terminated = false;
     }
   }
 
+  /** Throws when a cell of `cellChars` characters would make its cell or its row too large. */
+  private checkSize(cellChars: number): void {
+    if (cellChars > this.maxCell) {
+      throw new CsvFormatError(
+        `A cell is longer than ${this.maxCell} characters, the most one cell may hold`,
+        this.line,
+        'cell-too-large',
+        this.maxCell
+      );
+    }
+    if (this.rowChars + cellChars > this.maxRow) {
+      throw new CsvFormatError(
+        `A row is longer than ${this.maxRow} characters, the most one row may hold`,
+        this.line,
+        'row-too-large',
+        this.maxRow
+      );
+    }
+  }
+
   /** Stores a finished cell and steps over the delimiter at `pos`; returns where the next cell starts. */
   private endCell(value: string, s: string, pos: number, out: string[][]): number {
+    this.checkSize(value.length);
+    this.rowChars += value.length + 1;
     this.row.push(value);
     this.cell = '';
     this.mode = Mode.CellStart;
@@ -182,6 +223,7 @@ export class CsvRowParser {
   private finishRow(out: string[][]): void {
     const row = this.row;
     this.row = [];
+    this.rowChars = 0;
     const blank = row.length === 1 && row[0] === '' && !this.cellQuoted;
     if (!blank) {
       if (this.width === -1) this.width = row.length;

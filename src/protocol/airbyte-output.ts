@@ -23,15 +23,8 @@ export class AirbyteOutput implements SyncOutput {
   }
 
   rowWriter(stream: StreamRef, columns: readonly string[], constants: Readonly<Record<string, string>>): RowWriter {
-    const encoder = new RecordEncoder(stream, columns, constants);
-    return {
-      write: (rows) => {
-        const at = this.runtime.now();
-        let wait: Promise<void> | undefined;
-        for (const row of rows) wait = this.writer.writeLine(encoder.encode(row, at));
-        return wait;
-      },
-    };
+    const encoder = new RecordEncoder({stream, columns, constants});
+    return {write: (rows) => this.writer.writeRecords(rows, encoder, this.runtime.now())};
   }
 
   async records(stream: StreamRef, data: readonly object[]): Promise<void> {

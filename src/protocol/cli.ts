@@ -45,6 +45,12 @@ export interface CliEnvironment {
 
 /** Exit codes of a read stopped by a signal, as shells report them. */
 const SIGNAL_EXIT: Record<string, number> = {SIGTERM: 143, SIGINT: 130};
+/**
+ * Exit code when stdout's reader went away (`main read … | head -5`): what a shell reports for a
+ * writer killed by SIGPIPE (128 + 13), as `yes | head` gives. Not 0: the read did not finish, and a
+ * script with `set -o pipefail` should see that; the exports it made are simply left unread.
+ */
+const CLOSED_STDOUT_EXIT = 141;
 
 function readJsonFile(file: string, what: string): unknown {
   let text: string;
@@ -93,6 +99,12 @@ function parseCatalog(raw: unknown): ConfiguredStream[] {
  */
 export function buildCommand(connector: Connector, env: CliEnvironment): Command {
   const {writer, logger, runtime} = env;
+  // Nobody reads what would be written: stop at once, with nothing on stderr (a closed pipe is the
+  // reader's choice, not a failure to explain). Anything else failing stdout is said on stderr.
+  writer.onBroken((err) => {
+    if (err.code !== 'EPIPE') process.stderr.write(`Cannot write to stdout: ${err.code ?? err.message}\n`);
+    process.exit(err.code === 'EPIPE' ? CLOSED_STDOUT_EXIT : 1);
+  });
   const finish = async (code: number): Promise<void> => {
     await writer.flush();
     process.exitCode = code;
@@ -176,6 +188,8 @@ export function buildCommand(connector: Connector, env: CliEnvironment): Command
       };
       const handlers = Object.keys(SIGNAL_EXIT).map((name) => [name, () => onSignal(name)] as const);
       for (const [name, handler] of handlers) process.once(name, handler);
+      // Parsing on this thread, encoding records on another: the read uses two cores.
+      writer.encodeInWorker();
       try {
         const config = loadConfig(opts.config);
         const catalog = parseCatalog(readJsonFile(opts.catalog, 'catalog'));
@@ -205,6 +219,7 @@ export function buildCommand(connector: Connector, env: CliEnvironment): Command
         await fail(err);
       } finally {
         for (const [name, handler] of handlers) process.removeListener(name, handler);
+        writer.close();
       }
     });
 

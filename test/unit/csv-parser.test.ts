@@ -1,5 +1,6 @@
 import {parse} from 'csv-parse/sync';
 
+import {LIMITS} from '../../src/core/limits';
 import {ByteDecoder} from '../../src/csv/decoder';
 import {CsvFormatError, CsvParserOptions, CsvRowParser} from '../../src/csv/parser';
 
@@ -111,7 +112,7 @@ describe('CsvRowParser', () => {
     const timeCell = (size: number, quoted: boolean): number => {
       const cell = quoted ? `"${'x'.repeat(size - 2)}"` : 'x'.repeat(size);
       const text = `a|b\n1|${cell}\n`;
-      const parser = new CsvRowParser('|');
+      const parser = new CsvRowParser('|', {maxCellChars: 60_000_000, maxRowChars: 60_000_000});
       const rows: string[][] = [];
       const started = cpuMs();
       for (let i = 0; i < text.length; i += 64 * 1024) parser.push(text.slice(i, i + 64 * 1024), rows);
@@ -127,5 +128,51 @@ describe('CsvRowParser', () => {
       // Linear: 6-11x measured. Quadratic would be about 100x (the old parser took 17.5 s for 20 MB).
       expect(large / small).toBeLessThan(40);
     }
+  });
+
+  test.each([1, 3, 64])(
+    'a cell or a row over its bound is a typed error naming the bound, in chunks of %i bytes',
+    (size) => {
+      const bounds = {maxCellChars: 10, maxRowChars: 16};
+      const attempt = (text: string): CsvFormatError => {
+        try {
+          parseInChunks(text, size, '|', bounds);
+        } catch (err) {
+          if (err instanceof CsvFormatError) return err;
+          throw err;
+        }
+        throw new Error('no error');
+      };
+      expect(parseInChunks('a|b\n0123456789|"0123"\n', size, '|', bounds)).toHaveLength(2);
+      for (const cell of ['0123456789x', '"0123456789x"', '"01""23456789"']) {
+        const err = attempt(`a|b\n1|2\n3|${cell}\n`);
+        expect(err).toMatchObject({problem: 'cell-too-large', limit: 10, line: 3});
+        expect(err.message).toBe('A cell is longer than 10 characters, the most one cell may hold on line 3');
+      }
+      // The last cell of a file without a final line end counts too.
+      expect(attempt('a|b\n1|0123456789x')).toMatchObject({problem: 'cell-too-large', line: 2});
+      // 9 + 1 + 7 characters: each cell fits, the row does not.
+      const row = attempt('a|b\n012345678|0123456\n');
+      expect(row).toMatchObject({problem: 'row-too-large', limit: 16, line: 2});
+      expect(row.message).toMatch(/^A row is longer than 16 characters/);
+    }
+  );
+
+  test('a cell that never ends stops the parser at the bound, not when memory runs out', () => {
+    const parser = new CsvRowParser('|');
+    const rows: string[][] = [];
+    parser.push('a|b\n1|"', rows);
+    const megabyte = 'x'.repeat(1024 * 1024);
+    let pushed = 0;
+    expect(() => {
+      for (; pushed < 1024; pushed++) parser.push(megabyte, rows);
+    }).toThrow(
+      new CsvFormatError(
+        `A cell is longer than ${LIMITS.csv.maxCellChars} characters, the most one cell may hold`,
+        2,
+        'cell-too-large'
+      )
+    );
+    expect(pushed).toBe(LIMITS.csv.maxCellChars / megabyte.length);
   });
 });

@@ -1,8 +1,11 @@
 import {AirbyteMessageType} from 'faros-airbyte-cdk';
+import fs from 'fs';
+import path from 'path';
 import {Writable} from 'stream';
 
 import {streamState} from '../../src/protocol/messages';
 import {MessageWriter} from '../../src/protocol/output';
+import {packRows, RecordEncoder} from '../../src/protocol/record-encoder';
 
 /** A consumer that takes one chunk at a time, slowly, with a tiny buffer: backpressure on every write. */
 function slowConsumer(): {stream: Writable; chunks: string[]} {
@@ -64,5 +67,97 @@ describe('MessageWriter', () => {
     writer.writeLine('{"type":"RECORD","n":3}');
     await writer.writeNow(streamState({name: 's'}, {cursor: 'c'}, 1));
     expect(chunks.join('')).toMatch(/"n":3\}\n\{"type":"STATE"/);
+  });
+});
+
+/** Cells that need every path of the encoder: empty, short and long, escapes, non-ASCII, lone surrogates. */
+const TRICKY_CELLS = [
+  '',
+  '42',
+  '2026-01-01T00:00:00.000Z',
+  'say "hi"',
+  'back\\slash',
+  'tab\there',
+  'line\r\nbreak',
+  '\u0001\u001f',
+  'Ünïcödé — «ß»',
+  '👩‍💻 works from home',
+  'lone \ud800 high',
+  'lone \udc00 low',
+  'x'.repeat(40),
+  `${'y'.repeat(40)} "quoted" \n ${'é'.repeat(10)}`,
+  'ok',
+];
+const STREAM = {name: 'quest_x', namespace: 'ns "q"'};
+const COLUMNS = TRICKY_CELLS.map((_, i) => (i === 3 ? 'Q "quoted" | name' : `c${i}`));
+const CONSTANTS = {_questback_quest_id: 'q-1', _questback_window_end: '2026-01-01T00:00:00.000Z'};
+
+/** The line JSON.stringify makes of a row: what the encoder must write, byte for byte. */
+function expectedLine(row: readonly string[], at: number): string {
+  const data: Record<string, string | null> = {};
+  COLUMNS.forEach((name, i) => (data[name] = row[i] === '' || row[i] === undefined ? null : row[i]));
+  return JSON.stringify({
+    type: 'RECORD',
+    record: {namespace: STREAM.namespace, stream: STREAM.name, emitted_at: at, data: {...data, ...CONSTANTS}},
+  });
+}
+
+describe('RecordEncoder', () => {
+  test('writes each row as JSON.stringify would, in buffers no larger than the batch unless a row is', () => {
+    const encoder = new RecordEncoder({stream: STREAM, columns: COLUMNS, constants: CONSTANTS});
+    const rows = [TRICKY_CELLS, [...TRICKY_CELLS].reverse(), TRICKY_CELLS.map(() => ''), TRICKY_CELLS.slice(0, 3)];
+    const huge = TRICKY_CELLS.map((c, i) => (i === 9 ? c.repeat(5000) : c));
+    const chunks = encoder.encode(packRows([...rows, huge, ...rows]), 1234, 4096);
+    const lines = Buffer.concat(chunks).toString('utf8').split('\n');
+    expect(lines.pop()).toBe('');
+    expect(lines).toEqual([...rows, huge, ...rows].map((row) => expectedLine(row, 1234)));
+    expect(chunks.filter((c) => c.length > 4096)).toHaveLength(1);
+  });
+});
+
+/** The compiled writer too, when built: only there can it start its worker thread (record-worker.js). */
+const COMPILED = path.resolve(__dirname, '../../lib/src/protocol/output.js');
+const writers: [string, typeof MessageWriter][] = [['on this thread', MessageWriter]];
+if (fs.existsSync(COMPILED)) {
+  writers.push([
+    'on a worker thread (compiled)',
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    (require(COMPILED) as {MessageWriter: typeof MessageWriter}).MessageWriter,
+  ]);
+}
+
+describe.each(writers)('MessageWriter records, encoded %s', (_, Writer) => {
+  test('every line in the order written, records between logs and states, with backpressure', async () => {
+    const {stream, chunks} = slowConsumer();
+    const writer = new Writer(stream, (l) => l, 4096);
+    writer.encodeInWorker();
+    const encoder = new RecordEncoder({stream: STREAM, columns: COLUMNS, constants: CONSTANTS});
+    const expected: string[] = [];
+    let waits = 0;
+    for (let batch = 0; batch < 60; batch++) {
+      const rows = Array.from({length: batch % 7}, (_, i) =>
+        TRICKY_CELLS.map((c, k) => (k === 1 ? `${batch}.${i}` : c))
+      );
+      const wait = writer.writeRecords(rows, encoder, batch);
+      expected.push(...rows.map((row) => expectedLine(row, batch)));
+      if (wait) {
+        waits++;
+        await wait;
+      }
+      if (batch % 10 === 3) {
+        writer.write({type: AirbyteMessageType.LOG, log: {level: 'INFO', message: `log ${batch}`}} as never);
+        expected.push(JSON.stringify({type: 'LOG', log: {level: 'INFO', message: `log ${batch}`}}));
+      }
+      if (batch % 10 === 7) {
+        await writer.writeNow(streamState({name: 's'}, {batch}, 1));
+        const line = chunks.join('').trimEnd().split('\n').pop();
+        expect(line).toContain(`"batch":${batch}`);
+        expected.push(line as string);
+      }
+    }
+    await writer.flush();
+    writer.close();
+    expect(chunks.join('').split('\n').filter(Boolean)).toEqual(expected);
+    expect(waits).toBeGreaterThan(0);
   });
 });
