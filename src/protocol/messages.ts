@@ -35,7 +35,12 @@ export function toJsonLine(message: AirbyteMessage): string {
 export function recordMessage(stream: StreamDescriptor, data: object, emittedAt: number): AirbyteMessage {
   return {
     type: AirbyteMessageType.RECORD,
-    record: {...(stream.namespace ? {namespace: stream.namespace} : {}), stream: stream.name, emitted_at: emittedAt, data},
+    record: {
+      ...(stream.namespace ? {namespace: stream.namespace} : {}),
+      stream: stream.name,
+      emitted_at: emittedAt,
+      data,
+    },
   } as AirbyteMessage;
 }
 

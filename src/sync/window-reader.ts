@@ -136,6 +136,12 @@ export async function readExportFile(
       stalledMs: ctx.now() - lastNew,
     };
   }
+  if (!summary.terminated && summary.rows > 0) {
+    // Length-delimited: the declared length arrived whole and nothing followed it (the download checks both).
+    ctx.logger.warn(
+      `Quest ${questId}: export ${exportId} of ${where} ends without a line end after its last row; the body matched its declared length and nothing followed it, so the row is taken as whole.`
+    );
+  }
   if (summary.encodingBasis === 'sniffed') {
     ctx.logger.warn(
       `Quest ${questId}: export ${exportId} has no byte-order mark and is not UTF-8; it was read as ${summary.encoding}.`
@@ -174,6 +180,14 @@ function fileError(err: unknown, file: FileRef): Error {
       'config_error',
       `The export of quest ${questId} for ${where} has a quote inside an unquoted cell (${err.message}), which CSV does not allow. To read such quotes as text, set accept_stray_quotes to true; or report the quest id to Questback support. No row of this window past the last checkpoint is kept.`,
       {questId, exportId, line: err.line},
+      err
+    );
+  }
+  if (err instanceof CsvFormatError && (err.problem === 'cell-too-large' || err.problem === 'row-too-large')) {
+    return connectorError(
+      'system_error',
+      `The export of quest ${questId} for ${where} has ${err.problem === 'cell-too-large' ? 'a cell' : 'a row'} longer than ${err.limit} characters (line ${err.line}), far beyond any survey answer: the file is not a sound export, and reading it would exhaust memory. Nothing of this window past the last checkpoint is kept; report the quest id and export ${exportId} to Questback support.`,
+      {questId, exportId, window: where, line: err.line},
       err
     );
   }

@@ -209,13 +209,13 @@ describe('hostile service', () => {
       await withServer({quests: [A, B]}, async (server) => {
         server.on('status', (ctx) => (ctx.questId === B ? ctx.jobStatus('PENDING') : ctx.next()));
         const {live, done} = launch(server, 'read', {catalog: catalogOf(server, [A, B]), killAfterMs: KILL_MS});
-        const stateOfA = await live.waitForLine(
-          (m) =>
-            m.type === 'STATE' &&
-            (m as {state?: {stream?: {stream_descriptor?: {name?: string}}}}).state?.stream?.stream_descriptor?.name ===
-              streamOf(A),
-          HANG_S * 1000
-        );
+        // A's STATE after its window was read (the one written when its export was created still lists the export).
+        const stateOfA = await live.waitForLine((m) => {
+          const stream = (
+            m as {state?: {stream?: {stream_descriptor?: {name?: string}; stream_state?: {exports?: unknown}}}}
+          ).state?.stream;
+          return m.type === 'STATE' && stream?.stream_descriptor?.name === streamOf(A) && !stream.stream_state?.exports;
+        }, HANG_S * 1000);
         const runningThen = live.exitedAt === undefined;
         live.child.kill('SIGTERM');
         const run = await done;

@@ -721,7 +721,10 @@ export interface Outcome {
   failure?: {type: string | RegExp; message: RegExp; questId?: string};
   /** Quests whose records must equal the server's data, each once. */
   ok?: string[];
-  /** Quests that must have no STATE at all. */
+  /**
+   * Quests that must claim no progress: no STATE moves their cursor past where the read started (a
+   * STATE that only records a created export, for a later attempt to re-use, is allowed).
+   */
   failed?: string[];
   /** Start of the expected data when not start_date (e.g. a state cursor). */
   fromMs?: number;
@@ -741,9 +744,21 @@ export function judge(run: HostileRun, server: HostileServer, outcome: Outcome) 
     failureMessage: failure?.message,
     failureStream: failure?.stream_descriptor?.name,
     data: Object.fromEntries((outcome.ok ?? []).map((q) => [q, streamDataProblems(run, server, q, outcome.fromMs)])),
-    statesOfFailed: Object.fromEntries((outcome.failed ?? []).map((q) => [q, stateMessages(run, q).length])),
+    statesOfFailed: Object.fromEntries(
+      (outcome.failed ?? []).map((q) => [
+        q,
+        stateMessages(run, q).filter((s) => movedCursor(s, outcome.fromMs ?? run.startMs)).length,
+      ])
+    ),
     leaks: leaks(run, server),
   };
+}
+
+/** Whether a STATE's cursor lies past `fromMs`, the start of the read (start_date, or the given state's cursor). */
+function movedCursor(s: ReturnType<typeof stateMessages>[number], fromMs: number): boolean {
+  const cursor = Date.parse(String((s.state.stream.stream_state as {cursor?: string}).cursor));
+  // start_date is inclusive: the state of a read that moved nothing says start_date less 1 ms.
+  return cursor >= fromMs;
 }
 
 /** The judgement `judge` must return for the outcome (use with toMatchObject / toEqual). */
