@@ -109,6 +109,37 @@ describe('exactly once whatever order the rows come in', () => {
   );
 
   test.concurrent(
+    'a window cut off three times after a few rows is split, and its halves list same-millisecond ties in another order: each row once',
+    async () => {
+      // 40 responses at four instants: ties the service may list in any order.
+      const base = Date.now() - 2 * DAY_MS;
+      const rows: Row[] = Array.from({length: 40}, (_, i) => [
+        `R-${7001 + i}`,
+        new Date(base + (i % 4) * 3_600_000).toISOString(),
+        `tie ${i}`,
+        String((i % 5) + 1),
+      ]);
+      await withServer({quests: [{id: Q, rows}]}, async (server) => {
+        server.on('download', (ctx) => {
+          const mine = ctx.rows();
+          if (ctx.job?.seq === 1) {
+            // The whole window's export: always cut after its first rows.
+            const csv = ctx.csv();
+            return ctx.raw(cutAt(csv, Math.floor(Buffer.byteLength(csv) / 4)), true);
+          }
+          const order = mine.map((_, i) => mine.length - 1 - i);
+          return ctx.send(200, reorder(ctx.server.quest(Q).header, mine, order), {'Content-Type': 'text/csv'});
+        });
+        const run = await runHostile(server, 'read', {killAfterMs: 60_000});
+        expectOutcome(run, server, {code: 0, maxSeconds: 55, ok: [Q]});
+        expect(server.jobs.length).toBeGreaterThanOrEqual(3);
+        expect(countProblems(run.messages)).toEqual([]);
+      });
+    },
+    90_000
+  );
+
+  test.concurrent(
     'STATE counts add up over many windows and an export far above the target',
     async () => {
       const rows = rowsAt(
