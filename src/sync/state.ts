@@ -101,8 +101,8 @@ export class StateInput extends Map<string, unknown> {
 /**
  * Reads the state file into stream name -> stream state. Accepts the per-stream messages Airbyte
  * passes (an array of STREAM states, or one of them) and the older name -> state object. A GLOBAL
- * or LEGACY state is not this connector's: it is ignored, and said so (everything is read again).
- * The compressed form of older builds is rejected with a message saying what to do.
+ * state (another connector's) is ignored, and said so: everything it would cover is read again. A
+ * LEGACY state and the compressed form of older builds are rejected with a message saying what to do.
  */
 export function parseStateInput(raw: unknown): StateInput {
   const states = new StateInput();
@@ -118,6 +118,11 @@ export function parseStateInput(raw: unknown): StateInput {
         type?: string;
         stream?: {stream_descriptor?: {name?: unknown}; stream_state?: unknown};
       };
+      if (msg.type === 'LEGACY') {
+        invalid(
+          `entry ${i} has type "LEGACY", which Airbyte no longer accepts; this connector keeps per-stream (STREAM) state.`
+        );
+      }
       if (msg.type !== 'STREAM' && !(msg.type === undefined && msg.stream)) {
         states.ignored.push(`a ${String(msg.type)} state (entry ${i}; this connector keeps per-stream STREAM state)`);
         continue;
