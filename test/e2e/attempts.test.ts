@@ -22,25 +22,27 @@ const recordedExports = (state: ReturnType<typeof stateFile>): RecordedExportSta
 const idsOf = (messages: {record: {data: Record<string, unknown>}}[]): string[] =>
   messages.map((r) => String(r.record.data.response_id));
 
-/** A first attempt killed (SIGKILL: no goodbye) as soon as a STATE records `exports` exports; then a second from its state. */
+type StateLine = {state: ReturnType<typeof stateFile>[number]};
+
+/** A STATE that records at least `n` exports. */
+const recording =
+  (n: number) =>
+  (m: AirbyteMessageJson): boolean =>
+    m.type === 'STATE' && recordedExports([(m as unknown as StateLine).state]).length >= n;
+
+/** A first attempt killed (SIGKILL: no goodbye) at the first STATE that `killAt` picks; then a second from its state. */
 async function killedThenResumed(
   sim: Simulator,
   questId: string,
   overrides: Record<string, unknown>,
-  exports: number,
+  killAt: (m: AirbyteMessageJson) => boolean,
   between?: (state: ReturnType<typeof stateFile>) => void
 ) {
   const dir = tempDir();
   const config = writeJson(dir, 'config.json', simConfig(sim, overrides));
   const catalog = writeJson(dir, 'catalog.json', simCatalog(sim, [questId], 'incremental'));
   const first = startConnector(['read', '--config', config, '--catalog', catalog], {killAfterMs: 50_000});
-  const recorded = await first.waitForLine(
-    (m) =>
-      m.type === 'STATE' &&
-      recordedExports([(m as unknown as {state: ReturnType<typeof stateFile>[number]}).state]).length >= exports,
-    40_000
-  );
-  expect(recorded).toBeDefined();
+  expect(await first.waitForLine(killAt, 40_000)).toBeDefined();
   first.child.kill('SIGKILL');
   const killed = await first.done;
   const state = stateFile(killed.messages);
@@ -93,7 +95,7 @@ describe('exports re-used across attempts', () => {
       const id = 'a77e0000-0000-4000-8000-000000000001';
       const sim = await startSimulator({seed: 7, exportDurationMs: 1500, quests: [quest(id)]});
       try {
-        const {killed, state, second, createdBySecond} = await killedThenResumed(sim, id, overrides, 3);
+        const {killed, state, second, createdBySecond} = await killedThenResumed(sim, id, overrides, recording(3));
         expect(second.code).toBe(0);
         const recorded = recordedExports(state);
         expect(recorded.length).toBeGreaterThanOrEqual(3);
@@ -127,10 +129,16 @@ describe('exports re-used across attempts', () => {
       const id = 'a77e0000-0000-4000-8000-000000000002';
       const sim = await startSimulator({seed: 8, exportDurationMs: 1500, quests: [quest(id)]});
       try {
-        const {killed, state, second, createdBySecond} = await killedThenResumed(sim, id, overrides, 3, (s) => {
-          for (const e of sim.exports()) sim.expireExport(e.exportId);
-          expect(recordedExports(s).length).toBeGreaterThanOrEqual(3);
-        });
+        const {killed, state, second, createdBySecond} = await killedThenResumed(
+          sim,
+          id,
+          overrides,
+          recording(3),
+          (s) => {
+            for (const e of sim.exports()) sim.expireExport(e.exportId);
+            expect(recordedExports(s).length).toBeGreaterThanOrEqual(3);
+          }
+        );
         expect(second.code).toBe(0);
         expect(createdBySecond.length).toBeGreaterThanOrEqual(recordedExports(state).length);
         expectExactUnion(sim, id, killed.messages, second.messages);
@@ -155,31 +163,13 @@ describe('exports re-used across attempts', () => {
       });
       try {
         const start = {start_date: new Date(Date.now() - 6 * 365 * DAY).toISOString(), target_rows_per_export: target};
-        const dir = tempDir();
-        const config = writeJson(dir, 'config.json', simConfig(sim, start));
-        const catalog = writeJson(dir, 'catalog.json', simCatalog(sim, [id], 'incremental'));
-        const first = startConnector(['read', '--config', config, '--catalog', catalog], {killAfterMs: 50_000});
         // Killed once the STATE carrying the large export's density is out, before its rows are read whole.
-        const dense = await first.waitForLine((m) => {
-          const s = (m as unknown as {state?: {stream?: {stream_state?: {density?: {rows_per_day?: number}}}}}).state;
-          return m.type === 'STATE' && (s?.stream?.stream_state?.density?.rows_per_day ?? 0) > 0;
-        }, 40_000);
-        expect(dense).toBeDefined();
-        first.child.kill('SIGKILL');
-        const killed = await first.done;
-        const state = stateFile(killed.messages);
-        const createdByFirst = sim.exports().length;
-        const second = await runConnector([
-          'read',
-          '--config',
-          config,
-          '--catalog',
-          catalog,
-          '--state',
-          writeJson(dir, 'state.json', state),
-        ]);
+        const dense = (m: AirbyteMessageJson): boolean => {
+          const state = m.type === 'STATE' ? (m as unknown as StateLine).state.stream.stream_state : undefined;
+          return ((state as {density?: {rows_per_day?: number}} | undefined)?.density?.rows_per_day ?? 0) > 0;
+        };
+        const {killed, second, createdBySecond: created} = await killedThenResumed(sim, id, start, dense);
         expect(second.code).toBe(0);
-        const created = sim.exports().slice(createdByFirst);
         expect(Math.max(0, ...created.map((e) => e.rows))).toBeLessThanOrEqual(4 * target);
         expectExactUnion(sim, id, killed.messages, second.messages);
       } finally {
