@@ -1,0 +1,178 @@
+// Issue 19's limits through bin/main against the hostile test server: a gzip bomb that expands into
+// one huge cell ends in a clear error with low memory, and a read of many quests prints no Node
+// warning on stderr (MaxListenersExceededWarning came at 12 quests).
+
+import zlib from 'zlib';
+
+import {LIMITS} from '../../src/core/limits';
+import {committed, errorTraces, records, startConnector, states, tempDir, writeJson} from '../helpers/connector';
+import {configuredCatalog} from '../helpers/fixtures';
+import {peakRssProbe} from '../helpers/peak-rss';
+import {
+  buildCsv,
+  catalogOf,
+  expectOutcome,
+  HEADER,
+  hostileConfig,
+  runHostile,
+  streamOf,
+  withServer,
+} from '../hostile/server';
+
+const MIB = 1024 * 1024;
+/** The bomb's cell: 1 GiB of 'a' once decompressed, far beyond LIMITS.csv.maxCellChars (4 MiB). */
+const BOMB_MIB = 1024;
+/** Generous: node and the connector take about 100 MiB; reading the whole cell took 638 MB. */
+const PEAK_RSS_MIB = 300;
+
+/**
+ * A gzip body of about 1 MB that expands into the rows given, then a row whose comment is BOMB_MIB
+ * MiB of 'a': one gzip member per MiB of the cell (a gzip stream may be several members, and a
+ * decoder reads them all), so the test never holds the expanded text.
+ */
+function gzipBomb(goodRows: string, bombRowStart: string, bombRowEnd: string): Buffer {
+  const mib = zlib.gzipSync(Buffer.alloc(MIB, 'a'));
+  return Buffer.concat([
+    zlib.gzipSync(goodRows + bombRowStart),
+    ...Array.from({length: BOMB_MIB}, () => mib),
+    zlib.gzipSync(bombRowEnd),
+  ]);
+}
+
+describe('hostile limits through bin/main', () => {
+  test.concurrent(
+    'a 1 MB gzip body expanding into a 1 GiB cell: a system_error naming the quest and the window, low memory, exit 1, no row of the window kept',
+    async () => {
+      const quest = '0b0b0b0b-2fa1-41d2-883f-0016d3cca427';
+      await withServer({quests: [quest]}, async (server) => {
+        let bodyBytes = 0;
+        server.on('download', (ctx) => {
+          const rows = ctx.rows();
+          // The bomb lies inside the window, after rows that are sound.
+          const created = rows[rows.length - 1][1];
+          const body = gzipBomb(buildCsv(HEADER, rows), `R-bomb|${created}|`, '|3\r\n');
+          bodyBytes = body.length;
+          ctx.send(200, body, {'Content-Type': 'text/csv; charset=utf-8', 'Content-Encoding': 'gzip'});
+        });
+        const dir = tempDir('questback-bomb-');
+        const config = hostileConfig(server);
+        const rss = peakRssProbe();
+        const live = startConnector(
+          [
+            'read',
+            '--config',
+            writeJson(dir, 'config.json', config),
+            '--catalog',
+            writeJson(dir, 'catalog.json', catalogOf(server)),
+          ],
+          {env: rss.env, killAfterMs: 120_000}
+        );
+        const run = await live.done;
+        const peakRssMiB = rss.peakMiB();
+        process.stdout.write(
+          `hostile-limits figures: gzip bomb of ${bodyBytes} bytes (${BOMB_MIB} MiB cell): peak RSS ${peakRssMiB.toFixed(0)} MiB, ${((run.exitedAt - live.startedAt) / 1000).toFixed(1)} s\n`
+        );
+
+        const [job] = server.jobs;
+        const stream = streamOf(quest);
+        const failure = errorTraces(run.messages)[0]?.trace.error;
+        const startMs = Date.parse(String(config.start_date));
+        expect({
+          code: run.code,
+          killed: run.killed,
+          invalid: run.invalid,
+          // Not cut off and retried: the same file would be as large again.
+          exports: server.jobs.length,
+          downloads: server.requestsOf('download').length,
+          failure: failure && {
+            type: failure.failure_type,
+            stream: failure.stream_descriptor?.name,
+            message: failure.message,
+          },
+          committed: committed(run.messages).filter((r) => r.record.stream === stream).length,
+          bombRow: records(run.messages).filter((r) => Object.values(r.record.data).includes('R-bomb')).length,
+          // A STATE may record the export for a later attempt, but none moves the cursor past the start.
+          cursorMoved: states(run.messages).some(
+            (s) =>
+              s.state.stream.stream_descriptor.name === stream &&
+              Date.parse(String(s.state.stream.stream_state.cursor)) >= startMs
+          ),
+          peakRssWithinBound: peakRssMiB <= PEAK_RSS_MIB || `${peakRssMiB.toFixed(0)} MiB`,
+          // Not Node's "Invalid string length" stack, and no cell text in any message.
+          stderr: run.stderr,
+          cellEchoed: run.stdout.includes('a'.repeat(10_000)),
+        }).toEqual({
+          code: 1,
+          killed: false,
+          invalid: [],
+          exports: 1,
+          downloads: 1,
+          failure: {
+            type: 'system_error',
+            stream,
+            message: expect.stringContaining(
+              `The export of quest ${quest} for window (${job.since}, ${job.until}] has a cell longer than ${LIMITS.csv.maxCellChars} characters`
+            ),
+          },
+          committed: 0,
+          bombRow: 0,
+          cursorMoved: false,
+          peakRssWithinBound: true,
+          stderr: '',
+          cellEchoed: false,
+        });
+      });
+    },
+    150_000
+  );
+
+  const MANY = 14;
+  const manyQuests = Array.from({length: MANY}, (_, i) => `12121212-0000-4000-8000-${String(i).padStart(12, '0')}`);
+
+  test.concurrent(
+    `${MANY} quests in one read (per_quest): every row once, nothing on stderr (no MaxListenersExceededWarning)`,
+    async () => {
+      await withServer({quests: manyQuests}, async (server) => {
+        const run = await runHostile(server, 'read', {killAfterMs: 120_000});
+        expect(run.stderr).toBe('');
+        expectOutcome(run, server, {code: 0, maxSeconds: 120, ok: manyQuests});
+      });
+    },
+    150_000
+  );
+
+  test.concurrent(
+    `${MANY} quests in one read (combined): every row once into responses, nothing on stderr`,
+    async () => {
+      await withServer({quests: manyQuests}, async (server) => {
+        const dir = tempDir('questback-many-hostile-');
+        const settings = hostileConfig(server, {stream_layout: 'combined'});
+        const config = writeJson(dir, 'config.json', settings);
+        const discover = await startConnector(['discover', '--config', config]).done;
+        expect({code: discover.code, stderr: discover.stderr}).toEqual({code: 0, stderr: ''});
+        const run = await startConnector(
+          [
+            'read',
+            '--config',
+            config,
+            '--catalog',
+            writeJson(dir, 'catalog.json', configuredCatalog(discover.messages, 'incremental')),
+          ],
+          {killAfterMs: 120_000}
+        ).done;
+        const startMs = Date.parse(String(settings.start_date));
+        const got = records(run.messages)
+          .filter((r) => r.record.stream === 'responses')
+          .map((r) => r.record.data as {quest_id: string; response_id: string})
+          .map((d) => `${d.quest_id}/${d.response_id}`)
+          .sort();
+        const want = manyQuests
+          .flatMap((q) => server.rowsBetween(q, startMs, Date.now()).map((r) => `${q}/${r[0]}`))
+          .sort();
+        expect({code: run.code, stderr: run.stderr, invalid: run.invalid}).toEqual({code: 0, stderr: '', invalid: []});
+        expect(got).toEqual(want);
+      });
+    },
+    150_000
+  );
+});
