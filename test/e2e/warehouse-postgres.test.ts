@@ -1,20 +1,30 @@
 // bin/main's output loaded into a real PostgreSQL server the way Airbyte's Postgres destination loads it
 // (test/helpers/postgres.ts), for Norwegian, German and long multiple-choice headers, before and after a
-// question is inserted into the running surveys: every cell lands in its own question's column, and
-// keeps doing so after the edit.
+// question is inserted into the running surveys: every cell lands in its own question's column, keeps
+// doing so after the edit, and the `columns` table names the header of every answer column. Then the
+// `combined` layout into a second database: `answers` as jsonb, every cell under its header text.
+// The PostgreSQL queries of docs/warehouse-sql.md are run here verbatim.
 
-import {errorTraces, runConnector, stateFile, tempDir, writeJson} from '../helpers/connector';
+import fs from 'fs';
+import path from 'path';
+
+import {answerKeys} from '../../src/sync/schema';
+import {errorTraces, records, runConnector, stateFile, tempDir, writeJson} from '../helpers/connector';
+import {destinationColumns} from '../helpers/destinations';
 import {configuredCatalog, simConfig, streamOf} from '../helpers/fixtures';
 import {ConfiguredStream, loadSync, Postgres, startPostgres, StreamLoad} from '../helpers/postgres';
 import {AirbyteMessageJson} from '../helpers/protocol';
 import {ExportSettings, Simulator, startSimulator} from '../simulator';
 
 const DAY = 86_400_000;
-const NORSK = '7b7b7b7b-0000-4000-8000-000000000001';
-const DEUTSCH = '7b7b7b7b-0000-4000-8000-000000000002';
-const LONG = '7b7b7b7b-0000-4000-8000-000000000003';
+// The quests of the examples in docs/warehouse-sql.md.
+const NORSK = '5e0c8a3b-9f1d-4c27-b6e2-7a1d3c9f0e11';
+const DEUTSCH = '5e0c8a3b-9f1d-4c27-b6e2-7a1d3c9f0e12';
+const LONG = '5e0c8a3b-9f1d-4c27-b6e2-7a1d3c9f0e13';
 /** Without responses at first: its `created` must not change type when they arrive. */
-const EMPTY = '7b7b7b7b-0000-4000-8000-000000000004';
+const EMPTY = '5e0c8a3b-9f1d-4c27-b6e2-7a1d3c9f0e14';
+/** Only in the combined layout: byte-identical repeated headers, quotes of both kinds. */
+const REPEATS = '5e0c8a3b-9f1d-4c27-b6e2-7a1d3c9f0e15';
 const EDITED = [NORSK, DEUTSCH, LONG];
 const QUESTS = [...EDITED, EMPTY];
 const SETTINGS: ExportSettings = {expandMultipleChoiceToColumns: true, includeRespondentInformation: true};
@@ -25,7 +35,9 @@ type Catalog = {streams: ConfiguredStream[]};
 let sim: Simulator;
 let pg: Postgres;
 let dir: string;
+/** The connector's config in the per_quest layout (the default), and in the combined layout. */
 let config: string;
+let combinedConfig: string;
 
 beforeAll(async () => {
   [sim, pg] = await Promise.all([
@@ -49,15 +61,31 @@ beforeAll(async () => {
         },
         {id: EMPTY, rows: 0, columns: 5},
         {id: LONG, rows: 16, columns: 12, titles: 'long', firstCreatedAt: new Date(Date.now() - 7 * DAY).toISOString()},
+        {
+          id: REPEATS,
+          rows: 6,
+          firstCreatedAt: new Date(Date.now() - 6 * DAY).toISOString(),
+          questionTitles: [
+            'Hvor fornøyd er du? (1-5)',
+            'Kommentar til «oss»',
+            'Hva bruker du? Velg "alle" som passer',
+            "What's your team's name?",
+            'Kommentar til «oss»',
+            'Hvor fornøyd er du? (1-5)',
+          ],
+        },
       ],
     }),
     startPostgres(),
   ]);
   dir = tempDir();
-  config = writeJson(
+  const common = {expand_multiple_choice_to_columns: true, include_respondent_information: true};
+  config = writeJson(dir, 'config.json', simConfig(sim, {quest_ids: QUESTS, ...common}));
+  combinedConfig = writeJson(
     dir,
-    'config.json',
-    simConfig(sim, {quest_ids: QUESTS, expand_multiple_choice_to_columns: true, include_respondent_information: true})
+    'combined-config.json',
+    // A day of lookback: the second sync emits some rows again, which the destination dedups.
+    simConfig(sim, {quest_ids: [...QUESTS, REPEATS], stream_layout: 'combined', lookback_days: 1, ...common})
   );
 }, 120_000);
 afterAll(async () => {
@@ -65,8 +93,8 @@ afterAll(async () => {
 });
 
 /** Discover, and the configured catalog Airbyte builds for "Incremental | Append + Deduped". */
-async function discover(name: string): Promise<Catalog> {
-  const run = await runConnector(['discover', '--config', config]);
+async function discover(configPath: string, name: string): Promise<Catalog> {
+  const run = await runConnector(['discover', '--config', configPath]);
   expect(run.code).toBe(0);
   const catalog = configuredCatalog(run.messages, 'incremental') as unknown as Catalog;
   for (const s of catalog.streams) {
@@ -77,11 +105,11 @@ async function discover(name: string): Promise<Catalog> {
   return catalog;
 }
 
-async function read(catalog: string, state?: string): Promise<AirbyteMessageJson[]> {
+async function read(configPath: string, catalog: string, state?: string): Promise<AirbyteMessageJson[]> {
   const run = await runConnector([
     'read',
     '--config',
-    config,
+    configPath,
     '--catalog',
     catalog,
     ...(state ? ['--state', state] : []),
@@ -91,16 +119,53 @@ async function read(catalog: string, state?: string): Promise<AirbyteMessageJson
   return run.messages;
 }
 
+/** The PostgreSQL queries of docs/warehouse-sql.md by the name of their `<!-- tested: name -->` mark, as written. */
+const DOC_QUERIES = new Map(
+  [
+    ...fs
+      .readFileSync(path.join(__dirname, '../../docs/warehouse-sql.md'), 'utf8')
+      .matchAll(/<!-- tested: (\S+) -->\s*```sql\n([\s\S]*?)```/g),
+  ].map((m) => [m[1], m[2]])
+);
+
+/** The rows of a documented query, run as the page shows it (pg.rows wraps it, so without its `;`). */
+async function docQuery(db: Postgres, name: string): Promise<Record<string, unknown>[]> {
+  const query = DOC_QUERIES.get(name);
+  if (query === undefined) throw new Error(`docs/warehouse-sql.md has no query marked "tested: ${name}"`);
+  return db.rows(query.trim().replace(/;$/, ''));
+}
+
+const sqlText = (s: string) => `'${s.replace(/'/g, "''")}'`;
+/** A cell as the warehouse holds it: an empty cell is null. */
+const cell = (value: string | undefined) => (value === '' || value === undefined ? null : value);
+/** The header text of a `columns` row, from its question and option parts. */
+const headerOf = (r: Record<string, unknown>) =>
+  r.option === null ? String(r.question) : `${r.question}: ${r.option}`;
+
 /**
- * The header text of every answer column, from the configured schema's titles (a property without a
- * title is named as its header). The connector's own fields have none.
+ * The header text of every answer column of the quest's table, as the `columns` table gives it. Asserts
+ * the join: every column of the table but the connector's `_questback_*` and Airbyte's `_airbyte_*`
+ * has exactly one `columns` row of the quest whose `column`, named as the destination names it, is
+ * that column; and the destination keeps those names, so a plain SQL join on `column` finds them.
  */
-function headersOf(catalog: Catalog, questId: string): Map<string, string> {
-  const stream = catalog.streams.find((s) => s.stream.name === streamOf(questId));
-  const properties = Object.entries(stream?.stream.json_schema.properties ?? {});
-  return new Map(
-    properties.filter(([name]) => !CONNECTOR_FIELDS.includes(name)).map(([name, p]) => [name, p.title ?? name])
-  );
+async function headersFromColumnsTable(questId: string, load: StreamLoad): Promise<Map<string, string>> {
+  const tableColumns = (
+    await pg.rows(`SELECT column_name FROM information_schema.columns WHERE table_name = ${sqlText(load.table)}`)
+  )
+    .map((r) => String(r.column_name))
+    .filter((c) => !c.startsWith('_questback_') && !c.startsWith('_airbyte_'));
+  const rows = (await pg.rows(`SELECT "column", header FROM columns WHERE quest_id = ${sqlText(questId)}`)).map((r) => {
+    const property = String(r.column);
+    const column = load.columns.get(property) ?? destinationColumns([property], 'postgres')[0];
+    return {property, column, header: String(r.header)};
+  });
+  const joined = tableColumns.map((column) => [column, rows.filter((r) => r.column === column).length]);
+  expect({questId, columnsWithoutOneRow: joined.filter(([, n]) => n !== 1)}).toEqual({
+    questId,
+    columnsWithoutOneRow: [],
+  });
+  expect(rows.filter((r) => r.column !== r.property)).toEqual([]);
+  return new Map(rows.filter((r) => tableColumns.includes(r.column)).map((r) => [r.property, r.header]));
 }
 
 /** The cells of the warehouse table that differ from the simulator's truth, read through `headers`. */
@@ -127,7 +192,7 @@ async function mismatches(questId: string, load: StreamLoad, headers: Map<string
         found.push(`column ${column} holds ${JSON.stringify(header)}, which the export no longer has`);
         continue;
       }
-      const want = expected[i] === '' ? null : expected[i];
+      const want = cell(expected[i]);
       const got = row[load.columns.get(column) as string];
       const same = column === 'created' ? Date.parse(String(got)) === Date.parse(String(want)) : got === want;
       if (!same)
@@ -148,14 +213,31 @@ function expectCleanLoad(loads: Map<string, StreamLoad>): void {
   }
 }
 
+/** Every answer column of every quest table holds its own question's cells, read through the `columns` table. */
+async function expectColumnsJoin(loads: Map<string, StreamLoad>): Promise<void> {
+  for (const id of QUESTS) {
+    const load = loads.get(streamOf(id)) as StreamLoad;
+    expect(await mismatches(id, load, await headersFromColumnsTable(id, load))).toEqual([]);
+  }
+}
+
+/** The header text of every answer column, from the configured schema's titles (a property without one is named as its header). */
+function headersOf(catalog: Catalog, questId: string): Map<string, string> {
+  const stream = catalog.streams.find((s) => s.stream.name === streamOf(questId));
+  const properties = Object.entries(stream?.stream.json_schema.properties ?? {});
+  return new Map(
+    properties.filter(([name]) => !CONNECTOR_FIELDS.includes(name)).map(([name, p]) => [name, p.title ?? name])
+  );
+}
+
 describe('loaded into PostgreSQL as Airbyte loads it', () => {
   let before: Catalog;
   let firstRead: AirbyteMessageJson[];
   const truthBefore = new Map<string, {header: string[]; rows: string[][]}>();
 
-  test('every non-empty cell of the truth is in its own column, in a column of its own, and every timestamp casts', async () => {
-    before = await discover('before.json');
-    firstRead = await read(`${dir}/before.json`);
+  test('every non-empty cell of the truth is in its own column, in a column of its own, every timestamp casts, and `columns` names its header', async () => {
+    before = await discover(config, 'before.json');
+    firstRead = await read(config, `${dir}/before.json`);
     const loads = await loadSync(pg, before, firstRead);
     expectCleanLoad(loads);
     for (const id of QUESTS) {
@@ -164,6 +246,7 @@ describe('loaded into PostgreSQL as Airbyte loads it', () => {
       expect(await mismatches(id, load, headersOf(before, id))).toEqual([]);
       truthBefore.set(id, sim.groundTruth(id, SETTINGS));
     }
+    await expectColumnsJoin(loads);
     // The long multiple-choice quest is the one whose names used to clash in Postgres.
     expect([...headersOf(before, LONG).values()].filter((h) => h.length > 63).length).toBeGreaterThan(10);
   });
@@ -185,9 +268,9 @@ describe('loaded into PostgreSQL as Airbyte loads it', () => {
     for (const id of QUESTS) sim.addResponses(id, 4);
     await new Promise((resolve) => setTimeout(resolve, 20));
 
-    const after = await discover('after.json');
+    const after = await discover(config, 'after.json');
     const state = writeJson(dir, 'state.json', stateFile(firstRead));
-    const loads = await loadSync(pg, after, await read(`${dir}/after.json`, state));
+    const loads = await loadSync(pg, after, await read(config, `${dir}/after.json`, state));
     expectCleanLoad(loads);
     // The empty quest's table was made with `created` a timestamptz; its first rows load into it (the
     // loader fails on a column whose type changes).
@@ -206,13 +289,161 @@ describe('loaded into PostgreSQL as Airbyte loads it', () => {
         );
       }
       // Rows read before the edit and rows read after it, each column against the header it had from
-      // the first discover on. (Once the `columns` stream maps every column to its header in the
-      // warehouse, assert here that joining it yields this same map.)
+      // the first discover on.
       const load = loads.get(streamOf(id)) as StreamLoad;
       expect(await mismatches(id, load, new Map([...now, ...old]))).toEqual([]);
       // Every old column still names the header it named before; the new ones are new names.
       expect([...old].filter(([column, header]) => now.get(column) !== header)).toEqual([]);
       expect(now.size).toBeGreaterThan(old.size);
     }
+    // The warehouse's own map agrees: the `columns` table joins every column, old and new, to its header.
+    await expectColumnsJoin(loads);
+  });
+
+  test('the per_quest queries of docs/warehouse-sql.md', async () => {
+    const norsk = sim.groundTruth(NORSK, SETTINGS);
+    const listed = await docQuery(pg, 'per-quest-columns');
+    expect(listed.map((r) => r.header)).toEqual(norsk.header);
+    expect(listed.map(headerOf)).toEqual(norsk.header);
+    expect(listed.map((r) => Number(r.position))).toEqual(norsk.header.map((_, i) => i + 1));
+
+    // One column, counted per answer and labelled with its question.
+    const question = 'Jobber du hjemmefra?';
+    const at = norsk.header.indexOf(question);
+    const counts = new Map<string | null, number>();
+    for (const row of norsk.rows) counts.set(cell(row[at]), (counts.get(cell(row[at])) ?? 0) + 1);
+    const counted = await docQuery(pg, 'per-quest-one-column');
+    expect(counted.map((r) => [r.question, r.answer, Number(r.responses)])).toEqual(
+      [...counts].sort(([a], [b]) => (a ?? '\uffff').localeCompare(b ?? '\uffff')).map(([a, n]) => [question, a, n])
+    );
+
+    // Every column of the long multiple-choice quest as rows, each with its question and option.
+    const long = sim.groundTruth(LONG, SETTINGS);
+    const rowOf = new Map(long.rows.map((row) => [row[0], row]));
+    const cells = await docQuery(pg, 'per-quest-all-columns');
+    expect(cells).toHaveLength(long.rows.length * long.header.length);
+    const wrong = cells.filter((r) => {
+      const i = long.header.indexOf(headerOf(r));
+      const want = cell(rowOf.get(String(r.response_id))?.[i]);
+      return (
+        i < 0 ||
+        (long.header[i] === 'Created' ? Date.parse(String(r.answer)) !== Date.parse(String(want)) : r.answer !== want)
+      );
+    });
+    expect(wrong.slice(0, 5)).toEqual([]);
+  });
+});
+
+describe('the combined layout loaded into PostgreSQL as Airbyte loads it', () => {
+  const ALL = [...QUESTS, REPEATS];
+  let db: Postgres;
+
+  /** Every row of the quests' truth, keyed by quest and response id, with its answers keyed as the connector keys them. */
+  function truthRows(): Map<string, {questId: string; answers: [string, string | null][]}> {
+    const out = new Map<string, {questId: string; answers: [string, string | null][]}>();
+    for (const questId of ALL) {
+      const {header, rows} = sim.groundTruth(questId, SETTINGS);
+      const keys = answerKeys(header);
+      for (const row of rows)
+        out.set(`${questId} ${row[0]}`, {questId, answers: keys.map((k, i) => [k, cell(row[i])])});
+    }
+    return out;
+  }
+
+  test('`answers` is jsonb with every cell under its header text exactly as exported, one row per quest and response', async () => {
+    db = await pg.database('combined');
+    const catalog = await discover(combinedConfig, 'combined.json');
+    expect(catalog.streams.map((s) => s.stream.name).sort()).toEqual(['columns', 'responses']);
+    const first = await read(combinedConfig, `${dir}/combined.json`);
+    await loadSync(db, catalog, first);
+    for (const id of ALL) sim.addResponses(id, 2);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const state = writeJson(dir, 'combined-state.json', stateFile(first));
+    const second = await read(combinedConfig, `${dir}/combined.json`, state);
+    const loads = await loadSync(db, catalog, second);
+    expect([...loads.values()].map((l) => l.failedCasts)).toEqual([0, 0]);
+
+    const types = await db.rows(
+      `SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'responses' ORDER BY column_name`
+    );
+    expect(Object.fromEntries(types.map((t) => [t.column_name, t.data_type]))).toEqual({
+      _questback_window_end: 'timestamp with time zone',
+      _questback_window_start: 'timestamp with time zone',
+      answers: 'jsonb',
+      created: 'timestamp with time zone',
+      quest_id: 'character varying',
+      response_id: 'character varying',
+    });
+
+    // Dedup on (quest_id, response_id): the lookback emitted rows again, the table has each once.
+    const keyOf = (m: AirbyteMessageJson[]) =>
+      records(m)
+        .filter((r) => r.record.stream === 'responses')
+        .map((r) => `${r.record.data.quest_id} ${r.record.data.response_id}`);
+    const again = keyOf(second).filter((k) => keyOf(first).includes(k));
+    expect(again.length).toBeGreaterThan(0);
+    const truth = truthRows();
+    const table = await db.rows(`SELECT quest_id || ' ' || response_id AS key FROM responses`);
+    expect(table.map((r) => r.key).sort()).toEqual([...truth.keys()].sort());
+
+    // Every cell of the truth, read as `answers ->> '<header>'`: null for an empty cell.
+    for (const questId of ALL) {
+      const {header} = sim.groundTruth(questId, SETTINGS);
+      const keys = answerKeys(header);
+      const got = await db.rows(
+        `SELECT response_id, ${keys.map((k, i) => `answers ->> ${sqlText(k)} AS c${i}`).join(', ')} FROM responses WHERE quest_id = ${sqlText(questId)}`
+      );
+      const wrong: string[] = [];
+      for (const row of got) {
+        const want = truth.get(`${questId} ${row.response_id}`)?.answers ?? [];
+        keys.forEach((k, i) => {
+          if (row[`c${i}`] !== want[i]?.[1])
+            wrong.push(`${questId} ${row.response_id} ${k}: ${JSON.stringify(row[`c${i}`])}`);
+        });
+      }
+      expect(wrong.slice(0, 5)).toEqual([]);
+      // The keys are exactly the header texts, the repeats numbered: nothing more, nothing lost.
+      const keySets = await db.rows(
+        `SELECT DISTINCT array(SELECT jsonb_object_keys(answers)) AS keys FROM responses WHERE quest_id = ${sqlText(questId)}`
+      );
+      expect(keySets.map((r) => [...(r.keys as string[])].sort())).toEqual([[...keys].sort()]);
+    }
+    // Norwegian, German and long multiple-choice headers, and a header repeated byte for byte.
+    const all = ALL.flatMap((id) => answerKeys(sim.groundTruth(id, SETTINGS).header));
+    expect(all).toEqual(expect.arrayContaining(['Kommentar til «oss» (2)', 'Hvor fornøyd er du? (1-5) (2)']));
+    expect(all.filter((k) => k.length > 63 && k.includes(': ')).length).toBeGreaterThan(10);
+  });
+
+  test('the combined queries of docs/warehouse-sql.md', async () => {
+    const truth = truthRows();
+    const deutsch = sim.groundTruth(DEUTSCH, SETTINGS);
+    const query = DOC_QUERIES.get('combined-as-columns') ?? '';
+    // Each `answers ->> '<header>' AS <alias>` of the query, checked against the truth's cell.
+    const picked = [...query.matchAll(/answers ->> '((?:[^']|'')*)' AS (\w+)/g)].map((m) => [
+      m[1].replace(/''/g, "'"),
+      m[2],
+    ]);
+    expect(picked.length).toBeGreaterThan(3);
+    for (const [header] of picked) expect(deutsch.header).toContain(header);
+    const rows = await docQuery(db, 'combined-as-columns');
+    expect(rows.map((r) => r.response_id).sort()).toEqual(deutsch.rows.map((r) => r[0]).sort());
+    for (const row of rows) {
+      const want = new Map(truth.get(`${DEUTSCH} ${row.response_id}`)?.answers);
+      expect(picked.map(([header, alias]) => [header, row[alias]])).toEqual(
+        picked.map(([header]) => [header, want.get(header)])
+      );
+    }
+
+    const headers = new Map(ALL.map((id) => [id, sim.groundTruth(id, SETTINGS).header]));
+    const cells = await docQuery(db, 'combined-with-questions');
+    expect(cells).toHaveLength([...truth.values()].reduce((n, r) => n + r.answers.length, 0));
+    const wrong = cells.filter((r) => {
+      const answers = truth.get(`${r.quest_id} ${r.response_id}`)?.answers ?? [];
+      const at = Number(r.position) - 1;
+      // The position gives the key; the question and option give the header text without its repeat number.
+      const header = headers.get(String(r.quest_id))?.[at];
+      return answers[at]?.[1] !== r.answer || headerOf(r) !== header;
+    });
+    expect(wrong.slice(0, 5)).toEqual([]);
   });
 });

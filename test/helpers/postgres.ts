@@ -15,8 +15,10 @@
  * - the platform's field selection: a record keeps only the properties its configured schema lists;
  * - column names as the destination makes them (NFKD, accents dropped, outside [A-Za-z0-9_] to `_`,
  *   the 63-character cut and its collision handling: destinationColumns);
- * - `format: date-time` properties become `timestamptz` columns; a value that does not cast is nulled
- *   and counted, every other property is `text`;
+ * - column types as the destination's type map has them (docs/integrations/destinations/postgres.md,
+ *   "Final Tables Data type mapping"): `format: date-time` to `timestamptz` (a value that does not
+ *   cast is nulled and counted), `object` and `array` to `jsonb` (the record's object as it is: keys and values
+ *   untouched), `integer` to `bigint`, every other property `varchar`;
  * - a later sync adds the columns a refreshed schema brings (old columns stay); a column whose type
  *   would change fails the load, as the breaking change it is;
  * - `append_dedup`: one row per primary key, the last record in emitted order wins and replaces the
@@ -40,6 +42,8 @@ export interface Postgres {
   sql(script: string): Promise<string>;
   /** The rows of one query, as JSON objects (nulls stay null, timestamptz as ISO text). */
   rows(query: string): Promise<Record<string, unknown>[]>;
+  /** A client of a new, empty database on the same server: a second warehouse beside the first. */
+  database(name: string): Promise<Postgres>;
   stop(): Promise<void>;
 }
 
@@ -100,33 +104,42 @@ export async function startPostgres(): Promise<Postgres> {
   const options = `-p ${port} -k ${dir} -c listen_addresses= -c fsync=off -c synchronous_commit=off -c full_page_writes=off`;
   await asServer('pg_ctl', ['-D', data, '-o', options, '-l', path.join(dir, 'server.log'), '-w', '-t', '60', 'start']);
 
-  const psql = (script: string) =>
-    run(
-      path.join(bin, 'psql'),
-      [
-        '-h',
-        dir,
-        '-p',
-        String(port),
-        '-U',
-        'postgres',
-        '-d',
-        'postgres',
-        '-X',
-        '-q',
-        '-A',
-        '-t',
-        '-v',
-        'ON_ERROR_STOP=1',
-      ],
-      script
-    );
+  const client = (database: string): Omit<Postgres, 'stop'> => {
+    const psql = (script: string) =>
+      run(
+        path.join(bin, 'psql'),
+        [
+          '-h',
+          dir,
+          '-p',
+          String(port),
+          '-U',
+          'postgres',
+          '-d',
+          database,
+          '-X',
+          '-q',
+          '-A',
+          '-t',
+          '-v',
+          'ON_ERROR_STOP=1',
+        ],
+        script
+      );
+    return {
+      sql: psql,
+      async rows(query: string) {
+        const out = await psql(`SELECT coalesce(json_agg(q), '[]') FROM (${query}) q;`);
+        return JSON.parse(out) as Record<string, unknown>[];
+      },
+      async database(name: string) {
+        await psql(`CREATE DATABASE ${quoteId(name)};`);
+        return {...client(name), stop: () => Promise.resolve()};
+      },
+    };
+  };
   return {
-    sql: psql,
-    async rows(query: string) {
-      const out = await psql(`SELECT coalesce(json_agg(q), '[]') FROM (${query}) q;`);
-      return JSON.parse(out) as Record<string, unknown>[];
-    },
+    ...client('postgres'),
     async stop() {
       await asServer('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
       fs.rmSync(dir, {recursive: true, force: true});
@@ -137,7 +150,7 @@ export async function startPostgres(): Promise<Postgres> {
 export interface ConfiguredStream {
   stream: {
     name: string;
-    json_schema: {properties: Record<string, {format?: string; title?: string}>};
+    json_schema: {properties: Record<string, {type?: string | string[]; format?: string; title?: string}>};
     source_defined_primary_key?: string[][];
   };
   primary_key?: string[][];
@@ -156,6 +169,10 @@ export interface StreamLoad {
 const quoteId = (name: string) => `"${name.replace(/"/g, '""')}"`;
 const quoteText = (value: unknown) =>
   value === null || value === undefined ? 'NULL' : `'${String(value).replace(/'/g, "''")}'`;
+/** A record value as SQL text; an object or array as its JSON, which the stage casts to jsonb. */
+const quoteValue = (value: unknown) =>
+  quoteText(typeof value === 'object' && value !== null ? JSON.stringify(value) : value);
+const TIMESTAMPTZ = 'timestamp with time zone';
 
 const TRY_CAST = `CREATE OR REPLACE FUNCTION try_timestamptz(v text) RETURNS timestamptz LANGUAGE plpgsql AS $$
 BEGIN RETURN v::timestamptz; EXCEPTION WHEN others THEN RETURN NULL; END $$;`;
@@ -196,7 +213,13 @@ async function loadStream(
   const properties = Object.keys(schema);
   const names = destinationColumns(properties, 'postgres');
   const columns = new Map(properties.map((p, i) => [p, names[i]]));
-  const typeOf = (p: string) => (schema[p].format === 'date-time' ? 'timestamp with time zone' : 'text');
+  const typeOf = (p: string): string => {
+    const types = [schema[p].type ?? []].flat();
+    if (schema[p].format === 'date-time') return TIMESTAMPTZ;
+    if (types.includes('object') || types.includes('array')) return 'jsonb';
+    if (types.includes('integer')) return 'bigint';
+    return 'character varying';
+  };
   const key = (configured.primary_key ?? configured.stream.source_defined_primary_key ?? []).map(
     (pathToField) => columns.get(pathToField[0]) as string
   );
@@ -220,16 +243,16 @@ async function loadStream(
   const keyCols = key.map(quoteId).join(', ');
   const casted = properties.map((p) => {
     const column = quoteId(columns.get(p) as string);
-    return typeOf(p) === 'text' ? column : `try_timestamptz(${column})`;
+    return typeOf(p) === TIMESTAMPTZ ? `try_timestamptz(${column})` : `${column}::${typeOf(p)}`;
   });
   const failedCount = properties
-    .filter((p) => typeOf(p) !== 'text')
+    .filter((p) => typeOf(p) === TIMESTAMPTZ)
     .map((p) => {
       const column = quoteId(columns.get(p) as string);
       return `(SELECT count(*) FROM stage WHERE ${column} IS NOT NULL AND try_timestamptz(${column}) IS NULL)`;
     });
   // Field selection: only the properties the configured schema lists reach the table.
-  const values = data.map((record, order) => `(${order}, ${properties.map((p) => quoteText(record[p])).join(', ')})`);
+  const values = data.map((record, order) => `(${order}, ${properties.map((p) => quoteValue(record[p])).join(', ')})`);
   const output = await pg.sql(
     [
       TRY_CAST,
