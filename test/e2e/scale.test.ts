@@ -1,4 +1,4 @@
-// Issue 17's scale requirement end to end: a read of 500 quests of a few rows each, through bin/main
+// Issue 17's scale requirement end to end: a read of many quests of a few rows each, through bin/main
 // against the simulator, in both stream layouts. Every row once, no Node warning on stderr, a final
 // state of a few MB at most, a bounded peak RSS, and exports generated side by side, never more at
 // once than max_concurrent_exports. Time is not bounded here beyond jest's timeout (the machine may
@@ -10,7 +10,9 @@ import {peakRssProbe} from '../helpers/peak-rss';
 import {warehouseNames} from '../../src/sync/column-names';
 import {Simulator, startSimulator} from '../simulator';
 
-const QUESTS = 500;
+// The benchmark (Many quests) reads 500; the suite reads enough to exercise the same paths (more quests than
+// export slots, more than Node's listener warning threshold) in a few seconds.
+const QUESTS = 120;
 const ROWS = 3;
 const MAX_CONCURRENT_EXPORTS = 16;
 const DAY = 86_400_000;
@@ -21,7 +23,7 @@ const STATE_BYTES = 3_000_000;
 const questIds = (prefix: string): string[] =>
   Array.from({length: QUESTS}, (_, i) => `${prefix}-0000-4000-8000-${String(i).padStart(12, '0')}`);
 
-/** 500 quests of 3 rows over the last 5 days: with start_date 6 days back, one export per quest. */
+/** QUESTS quests of 3 rows over the last 5 days: with start_date 6 days back, one export per quest. */
 function manyQuests(ids: readonly string[]): Promise<Simulator> {
   const firstCreatedAt = new Date(Date.now() - 5 * DAY).toISOString();
   return startSimulator({
