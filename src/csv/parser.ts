@@ -79,7 +79,7 @@ export class CsvRowParser {
 
   constructor(
     separator: string,
-    private readonly options: CsvParserOptions = {}
+    options: CsvParserOptions = {}
   ) {
     if (separator.length !== 1 || separator === '"' || separator === '\n' || separator === '\r') {
       throw new RangeError(`unsupported CSV separator ${JSON.stringify(separator)}`);
