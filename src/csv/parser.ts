@@ -77,10 +77,7 @@ export class CsvRowParser {
   /** Whether the input seen so far ends where a row ends (after a line end, or nothing at all). */
   terminated = true;
 
-  constructor(
-    separator: string,
-    options: CsvParserOptions = {}
-  ) {
+  constructor(separator: string, options: CsvParserOptions = {}) {
     if (separator.length !== 1 || separator === '"' || separator === '\n' || separator === '\r') {
       throw new RangeError(`unsupported CSV separator ${JSON.stringify(separator)}`);
     }
