@@ -1,5 +1,4 @@
 import {LIMITS} from '../core/limits';
-import {countChar} from './decoder';
 
 const QUOTE = 34; // "
 const LF = 10;
@@ -21,6 +20,12 @@ export class CsvFormatError extends Error {
     super(`${message} on line ${line}`);
     this.name = 'CsvFormatError';
   }
+}
+
+/** Where the next line feed at or after `from` is, or the text's length when there is none. */
+function nextLineFeed(s: string, from: number): number {
+  const at = s.indexOf('\n', from);
+  return at === -1 ? s.length : at;
 }
 
 const enum Mode {
@@ -58,26 +63,28 @@ export class CsvRowParser {
   private cellQuoted = false;
   private afterCr = false;
   private line = 1;
+  /** Line ends inside the quoted cells of the current row, finished ones... */
   private extraLines = 0;
+  /** ...and inside the quoted cell being read (added to extraLines when it ends). */
+  private cellLines = 0;
   private width = -1;
   /** Characters of the current row's finished cells, a separator each. */
   private rowChars = 0;
   private readonly sep: number;
   private readonly maxCell: number;
   private readonly maxRow: number;
+  private readonly strayQuotes: boolean;
   /** Whether the input seen so far ends where a row ends (after a line end, or nothing at all). */
   terminated = true;
 
-  constructor(
-    separator: string,
-    private readonly options: CsvParserOptions = {}
-  ) {
+  constructor(separator: string, options: CsvParserOptions = {}) {
     if (separator.length !== 1 || separator === '"' || separator === '\n' || separator === '\r') {
       throw new RangeError(`unsupported CSV separator ${JSON.stringify(separator)}`);
     }
     this.sep = separator.charCodeAt(0);
     this.maxCell = options.maxCellChars ?? LIMITS.csv.maxCellChars;
     this.maxRow = options.maxRowChars ?? LIMITS.csv.maxRowChars;
+    this.strayQuotes = options.acceptStrayQuotes === true;
   }
 
   /** Parses `text`, continuing where the previous chunk ended; complete rows go into `out`. */
@@ -86,6 +93,12 @@ export class CsvRowParser {
     const n = s.length;
     const sep = this.sep;
     let pos = 0;
+    /**
+     * The first line feed at or after `pos` (or the text's length) once a quoted cell looked for it;
+     * stale while below `pos`. A quoted stretch counts its line ends without a search unless one
+     * lies within it.
+     */
+    let lf = -1;
     if (n === 0) return;
     this.terminated = false;
     if (this.afterCr) {
@@ -111,8 +124,12 @@ export class CsvRowParser {
         let end = pos;
         while (end < n) {
           const c = s.charCodeAt(end);
-          if (c === sep || c === LF || c === CR) break;
-          if (c === QUOTE && !this.options.acceptStrayQuotes) {
+          // Most characters lie above the quote: one comparison more for them (or two, for a separator).
+          if (c > QUOTE) {
+            if (c === sep) break;
+          } else if (c === sep || c === LF || c === CR) {
+            break;
+          } else if (c === QUOTE && !this.strayQuotes) {
             throw new CsvFormatError(
               'Unexpected quote inside an unquoted cell',
               this.line + this.extraLines,
@@ -132,6 +149,12 @@ export class CsvRowParser {
       }
       if (this.mode === Mode.Quoted) {
         const close = s.indexOf('"', pos);
+        const stretchEnd = close === -1 ? n : close;
+        if (lf < pos) lf = nextLineFeed(s, pos);
+        while (lf < stretchEnd) {
+          this.cellLines++;
+          lf = nextLineFeed(s, lf + 1);
+        }
         if (close === -1) {
           this.cell += s.slice(pos);
           this.checkSize(this.cell.length);
@@ -155,7 +178,8 @@ export class CsvRowParser {
         throw new CsvFormatError('Invalid character after a closing quote', this.line + this.extraLines, 'after-quote');
       }
       const value = this.cell;
-      this.extraLines += countChar(value, '\n');
+      this.extraLines += this.cellLines;
+      this.cellLines = 0;
       pos = this.endCell(value, s, pos, out);
     }
   }
@@ -168,7 +192,8 @@ export class CsvRowParser {
     const open = this.mode !== Mode.CellStart || this.row.length > 0;
     if (open) {
       const value = this.cell;
-      if (this.mode === Mode.AfterQuote) this.extraLines += countChar(value, '\n');
+      this.extraLines += this.cellLines;
+      this.cellLines = 0;
       this.checkSize(value.length);
       this.row.push(value);
       this.finishRow(out);

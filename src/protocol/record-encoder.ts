@@ -2,14 +2,17 @@ import {StreamRef} from '../sync/output-port';
 
 const QUOTE = 34;
 const BACKSLASH = 92;
-/** A cell JSON must escape: a quote, a backslash, a control character, or a surrogate (a lone one is escaped). */
-// eslint-disable-next-line no-control-regex -- control characters are exactly what JSON escapes
-const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
-/**
- * Cells up to this long are copied by a loop here: a call into the runtime per cell (Buffer.write)
- * costs more than copying a short cell, and most cells (ids, dates, numbers, choices) are short.
- */
-const SHORT_CELL = 32;
+const HEX = Buffer.from('0123456789abcdef');
+/** The letter JSON escapes a control character with (`\n`), by code; 0 for those written as `\u00XX`. */
+const SHORT_ESCAPE = new Uint8Array(32);
+for (const [code, letter] of [
+  [8, 'b'],
+  [9, 't'],
+  [10, 'n'],
+  [12, 'f'],
+  [13, 'r'],
+] as const)
+  SHORT_ESCAPE[code] = letter.charCodeAt(0);
 
 /** What a RecordEncoder is made from; plain data, so that a worker thread can build the same one. */
 export interface EncoderSpec {
@@ -46,27 +49,69 @@ export function packRows(rows: readonly (readonly string[])[]): PackedRows {
 }
 
 /**
- * Writes text[from, to) as a JSON string at `pos` when it is printable ASCII without a quote or a
- * backslash (nothing to escape, one byte a character); returns where it ends, or -1 otherwise.
+ * Writes text[from, to) at `pos` as a JSON string, UTF-8, byte for byte as JSON.stringify and
+ * Buffer.write would make it (a lone surrogate escaped as `\udxxx`); returns where it ends. One
+ * pass in JS: for cells of a few characters, a call into the runtime (a slice, a test, a write)
+ * costs more than the loop. Writes at most 2 + 6 bytes a UTF-16 unit.
  */
-function copyPlain(text: string, from: number, to: number, buf: Buffer, pos: number): number {
-  buf[pos] = QUOTE;
-  let at = pos + 1;
+function writeJsonString(text: string, from: number, to: number, buf: Buffer, pos: number): number {
+  let at = pos;
+  buf[at++] = QUOTE;
   for (let i = from; i < to; i++) {
     const c = text.charCodeAt(i);
-    if (c < 0x20 || c > 0x7e || c === QUOTE || c === BACKSLASH) return -1;
-    buf[at++] = c;
+    if (c < 0x80) {
+      if (c >= 0x20 && c !== QUOTE && c !== BACKSLASH) {
+        buf[at++] = c;
+        continue;
+      }
+      buf[at++] = BACKSLASH;
+      if (c >= 0x20) {
+        buf[at++] = c;
+      } else if (SHORT_ESCAPE[c] !== 0) {
+        buf[at++] = SHORT_ESCAPE[c];
+      } else {
+        buf[at++] = 117; // u
+        buf[at++] = 48;
+        buf[at++] = 48;
+        buf[at++] = HEX[c >> 4];
+        buf[at++] = HEX[c & 15];
+      }
+    } else if (c < 0x800) {
+      buf[at++] = 0xc0 | (c >> 6);
+      buf[at++] = 0x80 | (c & 63);
+    } else if (c < 0xd800 || c > 0xdfff) {
+      buf[at++] = 0xe0 | (c >> 12);
+      buf[at++] = 0x80 | ((c >> 6) & 63);
+      buf[at++] = 0x80 | (c & 63);
+    } else {
+      const d = i + 1 < to ? text.charCodeAt(i + 1) : 0;
+      if (c <= 0xdbff && d >= 0xdc00 && d <= 0xdfff) {
+        const point = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
+        buf[at++] = 0xf0 | (point >> 18);
+        buf[at++] = 0x80 | ((point >> 12) & 63);
+        buf[at++] = 0x80 | ((point >> 6) & 63);
+        buf[at++] = 0x80 | (point & 63);
+        i++;
+      } else {
+        buf[at++] = BACKSLASH;
+        buf[at++] = 117; // u
+        buf[at++] = HEX[c >> 12];
+        buf[at++] = HEX[(c >> 8) & 15];
+        buf[at++] = HEX[(c >> 4) & 15];
+        buf[at++] = HEX[c & 15];
+      }
+    }
   }
-  buf[at] = QUOTE;
-  return at + 1;
+  buf[at++] = QUOTE;
+  return at;
 }
 
 /**
  * Serialises rows of one stream as Airbyte RECORD lines, encoded as UTF-8 straight into output
  * buffers. The parts that are the same for every record (stream name and namespace, escaped column
- * names, the connector's own fields) are encoded once, and most cells need no escaping: a row costs
- * a copy per part instead of a JSON string per cell, a concatenated line and a second encoding pass
- * over it. Empty cells become null: the CSV cannot tell an empty answer from none.
+ * names, the connector's own fields) are encoded once, and each cell is escaped and encoded in one
+ * pass: a row costs a copy per part instead of a JSON string per cell, a concatenated line and a
+ * second encoding pass over it. Empty cells become null: the CSV cannot tell an empty answer from none.
  */
 export class RecordEncoder {
   /** `,"name":` per column (no comma before the first), and the same followed by `null` for an empty cell. */
@@ -127,20 +172,7 @@ export class RecordEncoder {
         }
         const key = keys[i];
         buf.set(key, at);
-        at += key.length;
-        const end = len <= SHORT_CELL ? copyPlain(text, from, pos, buf, at) : -1;
-        if (end !== -1) {
-          at = end;
-          continue;
-        }
-        const cell = text.slice(from, pos);
-        if (NEEDS_ESCAPE.test(cell)) {
-          at += buf.write(JSON.stringify(cell), at, 'utf8');
-        } else {
-          buf[at++] = QUOTE;
-          at += buf.write(cell, at, 'utf8');
-          buf[at++] = QUOTE;
-        }
+        at = writeJsonString(text, from, pos, buf, at + key.length);
       }
       // Cells beyond the columns are not written.
       for (let i = keys.length; i < cells; i++) pos += lengths[k + 1 + i];

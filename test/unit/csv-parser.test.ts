@@ -67,6 +67,20 @@ describe('CsvRowParser', () => {
     );
   });
 
+  test.each([1, 2, 3, 5, 13, 1000])(
+    'line numbers count the line ends inside quoted cells, in chunks of %i bytes',
+    (size) => {
+      const rows = ['a|b|c', '"x\ny\n"|"p""\nq"|1', '""|"\r\n\n"|"r\r\ns""\n"', '1|"\n"|"\n"'];
+      const text = rows.join('\r\n') + '\r\n';
+      const lineOf = (prefix: string): number => prefix.split('\n').length;
+      expect(() => parseInChunks(`${text}1|2\n`, size)).toThrow(`got 2 on line ${lineOf(text)}`);
+      expect(() => parseInChunks(`${text}1|"\n"x|3\n`, size)).toThrow(`after a closing quote on line ${lineOf(text)}`);
+      expect(() => parseInChunks(`${text}"\n"|2|x"\n`, size)).toThrow(
+        `Unexpected quote inside an unquoted cell on line ${lineOf(text) + 1}`
+      );
+    }
+  );
+
   test('a quote inside an unquoted cell or text after a closing quote is an error', () => {
     expect(() => parseInChunks('a|b\n1|x"y\n', 100)).toThrow(/Unexpected quote.* on line 2/);
     expect(() => parseInChunks('a|b\n"1"x|2\n', 100)).toThrow(/after a closing quote on line 2/);
@@ -175,4 +189,33 @@ describe('CsvRowParser', () => {
     );
     expect(pushed).toBe(LIMITS.csv.maxCellChars / megabyte.length);
   });
+});
+
+describe('ByteDecoder', () => {
+  test.each([1, 2, 3, 4, 5, 7, 64])(
+    'counts invalid UTF-8 and NULs alike in chunks of %i bytes, a U+FFFD of the text not among them',
+    (size) => {
+      const valid = Buffer.from(
+        'Response ID|Created|' + 'x'.repeat(64) + '|a\u0000b — ü 👩‍💻 \uFFFD x\u0000\u0000',
+        'utf8'
+      );
+      // A lone continuation byte, a cut 3-byte sequence, an overlong form, a surrogate, a cut 4-byte sequence at the end.
+      const bytes = Buffer.concat([
+        valid,
+        Buffer.from([0x80, 0x41, 0xe2, 0x82, 0x41, 0xc0, 0xaf]),
+        valid,
+        Buffer.from([0xed, 0xa0, 0x80]),
+        valid,
+        Buffer.from([0xf0, 0x9f, 0x98]),
+      ]);
+      const decoder = new ByteDecoder();
+      let text = '';
+      for (let i = 0; i < bytes.length; i += size) text += decoder.write(bytes.subarray(i, i + size));
+      text += decoder.end();
+      expect(text).toBe(new TextDecoder().decode(bytes));
+      expect(decoder.nulChars).toBe(9);
+      expect(decoder.invalidSequences).toBe((text.match(/\uFFFD/g) ?? []).length - 3);
+      expect(decoder.invalidSequences).toBeGreaterThanOrEqual(5);
+    }
+  );
 });
