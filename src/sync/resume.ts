@@ -25,12 +25,14 @@ export interface ResumeStrategy {
 class EmittedKeys {
   private bytes = Buffer.allocUnsafe(64 * 1024);
   private used = 0;
-  private ends: number[] = [];
+  /** Where each key's bytes end: 4 bytes a key (a JS array of numbers takes 8 and more). */
+  private ends = new Uint32Array(4096);
+  private count = 0;
   /** Identity -> occurrences emitted before the file being read began and not yet met in it. */
   private pending = new Map<string, number>();
 
   get size(): number {
-    return this.ends.length;
+    return this.count;
   }
 
   add(key: string): void {
@@ -41,7 +43,12 @@ class EmittedKeys {
       this.bytes = grown;
     }
     this.used += this.bytes.write(key, this.used, 'utf8');
-    this.ends.push(this.used);
+    if (this.count === this.ends.length) {
+      const grown = new Uint32Array(this.ends.length * 2);
+      grown.set(this.ends);
+      this.ends = grown;
+    }
+    this.ends[this.count++] = this.used;
   }
 
   /**
@@ -51,7 +58,7 @@ class EmittedKeys {
   restart(): void {
     this.pending = new Map();
     let start = 0;
-    for (const end of this.ends) {
+    for (const end of this.ends.subarray(0, this.count)) {
       const key = this.bytes.toString('utf8', start, end);
       this.pending.set(key, (this.pending.get(key) ?? 0) + 1);
       start = end;
