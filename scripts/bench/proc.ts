@@ -11,6 +11,13 @@ import {ConsumerReport, SimCommand, SimInfo, SimProcessOptions, SimReply} from '
 
 export const ROOT = path.resolve(__dirname, '..', '..', '..');
 export const MAIN = path.join(ROOT, 'bin', 'main');
+/** The node flags bin/main's first line starts node with (as the image runs it), for runs of MAIN under /usr/bin/time. */
+const MAIN_NODE_FLAGS = (
+  /^#!\/usr\/bin\/env -S node(.*)$/m.exec(fs.readFileSync(MAIN, 'utf8').split('\n')[0])?.[1] ?? ''
+)
+  .trim()
+  .split(/\s+/)
+  .filter(Boolean);
 const CONSUMER = path.join(__dirname, 'consumer.js');
 const SIM_PROCESS = path.join(__dirname, 'sim-process.js');
 const TIME = '/usr/bin/time';
@@ -169,9 +176,10 @@ export async function runPiped(
   const measure = opts.measure ?? true;
   if (measure && opts.stopAfterMs !== undefined) throw new Error(`${opts.label}: stopAfterMs needs measure: false`);
   const useTime = measure && HAS_TIME;
+  const nodeArgs = producerArgs[0] === MAIN ? [...MAIN_NODE_FLAGS, ...producerArgs] : producerArgs;
   const [command, args] = useTime
-    ? [TIME, ['-f', '%e %U %S %M', '-o', timeFile, process.execPath, ...producerArgs]]
-    : [process.execPath, producerArgs];
+    ? [TIME, ['-f', '%e %U %S %M', '-o', timeFile, process.execPath, ...nodeArgs]]
+    : [process.execPath, nodeArgs];
   const startedAt = Date.now();
   const pipe = consumer.stdin;
   if (!pipe) throw new Error(`${opts.label}: the consumer has no stdin pipe`);

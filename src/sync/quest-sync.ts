@@ -139,8 +139,10 @@ export class QuestSync {
     let plannedUntil = this.plan.from;
     const replay = this.checkpoints.recorded.filter((e) => e.fingerprint === this.ctx.fingerprint);
     const planAhead = (): void => {
-      while (plannedUntil < end && (windows.length === 0 || windows.length <= this.lookahead())) {
+      while (plannedUntil < end) {
         const recorded = replay.find((e) => e.window.since === plannedUntil && e.window.until <= end);
+        // A recorded window is planned at once, however far ahead: its export exists already.
+        if (!recorded && windows.length > 0 && windows.length > this.lookahead()) break;
         const next = recorded
           ? {window: recorded.window, reason: `re-using export ${recorded.exportId}, created by an earlier attempt`}
           : this.sizer.next(plannedUntil, end);
