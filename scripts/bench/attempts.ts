@@ -202,8 +202,8 @@ export async function attempts(ctx: AttemptsContext, rows: Row[]): Promise<void>
       catalog: writeJson(ctx.tmpDir, 'attempts-catalog.json', catalogFor(sim.info, [QUEST_ID], 'incremental')),
     };
     const killPoints = [
-      {key: 'generating', label: 'Killed while its exports were generated', withRecords: false},
-      {key: 'reading', label: 'Killed after its first records were committed', withRecords: true},
+      {key: 'generating', label: 'Killed right after creating its first exports', withRecords: false},
+      {key: 'reading', label: 'Killed after its first window was committed', withRecords: true},
     ];
     for (const point of killPoints) {
       ctx.progress(`attempts: ${point.label}: first attempt`);
