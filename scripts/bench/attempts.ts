@@ -170,6 +170,22 @@ async function attempt(
   };
 }
 
+/**
+ * Waits until the simulator has handled the killed attempt's last requests: creates it had sent are
+ * still answered (the service makes those exports, though nobody learns their ids), and they belong
+ * to the first attempt, not to the second.
+ */
+async function settled(sim: SimChild): Promise<number> {
+  let count = (await sim.exports()).length;
+  for (let quiet = 0, waited = 0; quiet < 1000 && waited < 10_000; waited += 250) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    const now = (await sim.exports()).length;
+    quiet = now === count ? quiet + 250 : 0;
+    count = now;
+  }
+  return count;
+}
+
 function secondSummary(a: Attempt): string {
   const r = a.requests;
   return (
@@ -210,12 +226,15 @@ export async function attempts(ctx: AttemptsContext, rows: Row[]): Promise<void>
       const first = await attempt(ctx, sim, `attempts-${point.key}-1`, files, {
         killAt: (line) => stateLine(line, point.withRecords),
       });
+      const before = (await sim.exports()).length - first.created;
+      const createdByFirst = (await settled(sim)) - before;
       const state = first.output.state;
       rows.push({
         section: ATTEMPTS,
         metric: `${point.label}: first attempt`,
         value:
-          `SIGKILL after ${s(first.run.killedAfterMs ?? first.run.wallMs)}; ${first.created} exports created, ` +
+          `SIGKILL after ${s(first.run.killedAfterMs ?? first.run.wallMs)}; ${createdByFirst} exports created ` +
+          `(${createdByFirst - first.created} of them by creates the service handled after the kill), ` +
           `${recorded(state)} recorded in its last STATE, ${thousands(first.output.committed)} records committed`,
       });
       const variants = [
@@ -255,12 +274,12 @@ export function attemptsMethod(): string {
     `max_concurrent_exports ${DEFAULTS.max_concurrent_exports}, the default). The simulator takes ${s(EXPORT_BASE_MS)} plus ${s(EXPORT_MS_PER_THOUSAND)} per 1,000 rows to generate an export`,
     `(${s(EXPORT_BASE_MS + (windowRows / 1000) * EXPORT_MS_PER_THOUSAND)} for a window; the real service takes minutes for a large quest). A first \`bin/main read\` gets SIGKILL`,
     'at the first STATE on its stdout that lists at least two exports (a STATE records each export the moment it',
-    'exists), or, the second time, at the first such STATE that also commits records. A second `bin/main read` starts',
-    "from the first attempt's last STATE: right after the kill as it is (re-use: the recorded exports are polled and",
-    'downloaded, not created again), then with `exports` removed from it (as states written before re-use look: every',
-    'window is exported anew, so starting later does not help it). Wall time is spawn to exit of the second attempt;',
-    "exports and requests are what the simulator logged during it. Exact: the first attempt's committed records",
-    "(those before its last STATE) and the second attempt's records are together the quest's rows, and neither",
-    'attempt has a record twice.',
+    'exists), or, the second time, at the first such STATE that also commits records. Once the simulator has handled',
+    "the killed attempt's last requests (creates already sent still make exports), a second `bin/main read` starts",
+    "from the first attempt's last STATE: first as it is (re-use: the recorded exports are polled and downloaded, not",
+    'created again), then with `exports` removed from it (as states written before re-use look: every window is',
+    'exported anew, so starting later does not help it). Wall time is spawn to exit of the second attempt; exports and',
+    "requests are what the simulator logged during it. Exact: the first attempt's committed records (those before its",
+    "last STATE) and the second attempt's records are together the quest's rows, and neither attempt has a record twice.",
   ].join('\n');
 }
