@@ -7,12 +7,15 @@
 //   3. Requests per export: the calls a 5 s and a 60 s export cost.
 //   4. Export economy: adaptive window sizing against 30-day windows on sparse, dense, mixed,
 //      incremental and faulty quests (scripts/bench/economy.ts).
-//   5. Many quests: 10, 100 and 500 quests in one connection (scripts/bench/many-quests.ts).
+//   5. Attempts: a sync killed after its exports were created, and the next attempt with and without
+//      re-using them (scripts/bench/attempts.ts).
+//   6. Many quests: 10, 100 and 500 quests in one connection, in each stream layout
+//      (scripts/bench/many-quests.ts).
 //
 // Every process it starts (simulators, connector runs, consumers) is a child with a timeout, all on
 // loopback, all killed and the temp dir removed on exit. Options:
 //   --rows N         rows of the throughput export (default 1000000)
-//   --only a,b       run only these sections: throughput, latency, requests, economy, many
+//   --only a,b       run only these sections: throughput, latency, requests, economy, attempts, many
 //   --cases a,b      run only these cases of the economy section: sparse, dense, mixed (with the
 //                    incremental syncs), faulty
 //   --repeat N       throughput runs per pipeline, alternating; the best of N is reported (default 3:
@@ -25,6 +28,7 @@ import os from 'os';
 import path from 'path';
 
 import {DEFAULTS} from '../src/core/config';
+import {ATTEMPTS, attempts, attemptsMethod} from './bench/attempts';
 import {ECONOMY, ECONOMY_CASES, EconomyCase, economyMethod, exportEconomy} from './bench/economy';
 import {MANY_QUESTS, manyQuests, manyQuestsMethod} from './bench/many-quests';
 import {HAS_TIME, killAll, MAIN, ROOT, runPiped, SimChild} from './bench/proc';
@@ -41,7 +45,7 @@ import {
 } from './bench/scenario';
 import {THROUGHPUT, throughput, throughputMethod} from './bench/throughput';
 
-const SECTIONS = ['throughput', 'latency', 'requests', 'economy', 'many'] as const;
+const SECTIONS = ['throughput', 'latency', 'requests', 'economy', 'attempts', 'many'] as const;
 type Section = (typeof SECTIONS)[number];
 
 const DEFAULT_ROWS = 1_000_000;
@@ -281,6 +285,7 @@ function methods(opts: Options): Map<string, string> {
       ].join('\n'),
     ],
     [ECONOMY, economyMethod()],
+    [ATTEMPTS, attemptsMethod()],
     [MANY_QUESTS, manyQuestsMethod()],
   ]);
 }
@@ -305,6 +310,7 @@ async function main(): Promise<void> {
   if (opts.only.has('latency')) await latency(rows);
   if (opts.only.has('requests')) await requestsPerExport(rows);
   if (opts.only.has('economy')) await exportEconomy({tmpDir, progress}, rows, notes, opts.cases);
+  if (opts.only.has('attempts')) await attempts({tmpDir, progress}, rows);
   if (opts.only.has('many')) await manyQuests({tmpDir, progress}, rows);
 
   const durationS = (Date.now() - benchStart) / 1000;

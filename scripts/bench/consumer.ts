@@ -9,6 +9,11 @@ import {ConsumerReport} from './types';
 const PREFIX = Buffer.from('{"type":"RECORD"');
 const MAX_OTHERS = 500;
 const MAX_OTHER_CHARS = 2000;
+/**
+ * A non-RECORD line is kept whole up to this: a STATE of a combined stream maps every quest (150 KB
+ * for 500 quests) and arrives in several chunks; a STATE cut short would not parse and be lost.
+ */
+const MAX_OTHER_LINE_BYTES = 64 * 2 ** 20;
 
 const report: ConsumerReport = {
   bytes: 0,
@@ -108,7 +113,7 @@ function consume(chunk: Buffer): void {
     }
     const end = nl === -1 ? chunk.length : nl + 1;
     lineBytes += end - pos;
-    if (kind !== 'record' && otherSize < MAX_OTHER_CHARS * 4) {
+    if (kind !== 'record' && otherSize < MAX_OTHER_LINE_BYTES) {
       const part = chunk.subarray(pos, lineEnd);
       otherParts.push(Buffer.from(part));
       otherSize += part.length;

@@ -226,6 +226,61 @@ export async function runPiped(
   return {producer: figures, consumer: consumerReport, startedAt};
 }
 
+export interface FileRun extends Exit {
+  /** From spawn to exit, ms. */
+  wallMs: number;
+  startedAt: number;
+  stderr: string;
+  /** From spawn to the SIGKILL that `killAt` asked for; undefined when it ran to its end. */
+  killedAfterMs?: number;
+}
+
+/**
+ * Runs `node args` with its stdout written straight to a file (never through this process, so the
+ * wall time is the producer's own). With `killAt`, the file is tailed every 100 ms and the process
+ * group gets SIGKILL (no goodbye, as an evicted pod) at the first complete line `killAt` accepts.
+ */
+export async function runToFile(
+  args: string[],
+  opts: {outFile: string; timeoutMs: number; label: string; killAt?: (line: string) => boolean}
+): Promise<FileRun> {
+  const fd = fs.openSync(opts.outFile, 'w');
+  const startedAt = Date.now();
+  let child: ChildProcess;
+  try {
+    child = start(process.execPath, args, {cwd: ROOT, stdio: ['ignore', fd, 'pipe']});
+  } finally {
+    fs.closeSync(fd);
+  }
+  const stderr = tail(child.stderr);
+  let killedAfterMs: number | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const {killAt} = opts;
+  const reader = killAt ? fs.openSync(opts.outFile, 'r') : undefined;
+  if (killAt && reader !== undefined) {
+    let offset = 0;
+    let partial = '';
+    timer = setInterval(() => {
+      const size = fs.fstatSync(reader).size;
+      if (size <= offset || killedAfterMs !== undefined) return;
+      const chunk = Buffer.alloc(size - offset);
+      const read = fs.readSync(reader, chunk, 0, chunk.length, offset);
+      offset += read;
+      const lines = (partial + chunk.subarray(0, read).toString('utf8')).split('\n');
+      partial = lines.pop() ?? '';
+      if (lines.some(killAt)) {
+        killedAfterMs = Date.now() - startedAt;
+        killGroup(child);
+      }
+    }, 100);
+  }
+  const exit = await within(exited(child), opts.timeoutMs, opts.label, [child]).finally(() => {
+    clearInterval(timer);
+    if (reader !== undefined) fs.closeSync(reader);
+  });
+  return {...exit, wallMs: Date.now() - startedAt, startedAt, stderr: stderr(), killedAfterMs};
+}
+
 /** A simulator running in a child process, driven over IPC. */
 export class SimChild {
   private constructor(
@@ -280,6 +335,11 @@ export class SimChild {
   /** Every export created so far, in creation order. */
   async exports(): Promise<ExportRecord[]> {
     return (await this.ask({type: 'exports'}, 'exports')).exports;
+  }
+
+  /** The Response IDs a full export of the quest holds now: what a sync from before its first row must deliver. */
+  async truth(questId: string): Promise<string[]> {
+    return (await this.ask({type: 'truth', questId}, 'truth')).responseIds;
   }
 
   async addResponses(questId: string, count: number): Promise<void> {
