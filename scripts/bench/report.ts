@@ -21,6 +21,8 @@ export interface Row {
 
 export interface Machine {
   date: string;
+  /** The commit the code was measured on ("+ changes" when the work tree differs from it). */
+  commit: string;
   nproc: number;
   memoryGiB: number;
   cpuModel: string;
@@ -44,8 +46,20 @@ export function machine(): Machine {
   } catch {
     // not Linux: os.cpus() is good enough
   }
+  let commit = 'unknown (not a git checkout)';
+  try {
+    commit = execFileSync('git', ['rev-parse', 'HEAD'], {encoding: 'utf8', timeout: 5000}).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], {
+      encoding: 'utf8',
+      timeout: 5000,
+    });
+    if (dirty.trim()) commit += ' + uncommitted changes';
+  } catch {
+    // keep the placeholder
+  }
   return {
     date: new Date().toISOString(),
+    commit,
     nproc,
     memoryGiB: Math.round((os.totalmem() / 2 ** 30) * 10) / 10,
     cpuModel,
@@ -104,7 +118,7 @@ export function markdown(input: DocInput): string {
   const parts = [
     '# Benchmarks',
     '',
-    `Written by \`scripts/bench.ts\` on ${m.date.slice(0, 10)} (${m.date}); the whole run took ${Math.round(input.durationS)} s.`,
+    `Written by \`scripts/bench.ts\` on ${m.date.slice(0, 10)} (${m.date}) from commit ${m.commit}; the whole run took ${Math.round(input.durationS)} s.`,
     'Every figure below comes from that one run. The machine is shared and noisy: compare ratios measured in one run,',
     'not absolute figures across days.',
     '',
