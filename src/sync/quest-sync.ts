@@ -102,8 +102,9 @@ function newPiece(window: TimeWindow, reuse?: RecordedExport): Piece {
  * order, with what goes wrong decided by the export policy (export-policy.ts). Every export is
  * recorded in a STATE the moment it exists, so that a later attempt re-uses it; windows an earlier
  * attempt recorded are replayed, with their exports, before new ones are sized. A STATE follows
- * every finished piece. Windows planned ahead are generated while the current one is read. Every
- * job of the quest stops when the read ends, whichever way it ends.
+ * every finished piece (of a split window whose whole had emitted rows: the last piece), under the
+ * rule StreamCheckpoints keeps. Windows planned ahead are generated while the current one is read.
+ * Every job of the quest stops when the read ends, whichever way it ends.
  */
 export class QuestSync {
   private readonly sizer: WindowSizer;
@@ -117,7 +118,7 @@ export class QuestSync {
   /** The answers shape of the quest's header (combined layout). */
   private answers: {keys: string[]; idIndex: number; createdIndex: number} | undefined;
   private total = 0;
-  /** A STATE is due with the next rows (an export far above the target: its density must reach the state). */
+  /** A STATE is due before the next rows (an export far above the target: its density must reach the state). */
   private stateDue = false;
 
   constructor(
