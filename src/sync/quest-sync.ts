@@ -142,8 +142,10 @@ export class QuestSync {
     const planAhead = (): void => {
       while (plannedUntil < end) {
         const recorded = replay.find((e) => e.window.since === plannedUntil && e.window.until <= end);
-        // A recorded window is planned at once, however far ahead: its export exists already.
-        if (!recorded && windows.length > 0 && windows.length > this.lookahead()) break;
+        // A recorded window is planned at once, however far ahead: its export exists already. New
+        // windows are planned ahead as far as the sizer allows, counting new ones only.
+        const fresh = windows.filter((w) => !w.pieces[0]?.reuse).length;
+        if (!recorded && fresh > 0 && fresh > this.lookahead()) break;
         const next = recorded
           ? {window: recorded.window, reason: `re-using export ${recorded.exportId}, created by an earlier attempt`}
           : this.sizer.next(plannedUntil, end);
