@@ -1,15 +1,15 @@
 import {Command} from 'commander';
+import {AirbyteLogger} from 'faros-airbyte-cdk/lib/logger';
 import {
   AirbyteCatalogMessage,
   AirbyteConfig,
   AirbyteConfiguredCatalog,
-  AirbyteLogger,
   AirbyteMessage,
-  AirbyteSourceBase,
   AirbyteSpec,
   AirbyteState,
-  AirbyteStreamBase,
-} from 'faros-airbyte-cdk';
+} from 'faros-airbyte-cdk/lib/protocol';
+import {AirbyteSourceBase} from 'faros-airbyte-cdk/lib/sources/source-base';
+import type {AirbyteStreamBase} from 'faros-airbyte-cdk/lib/sources/streams/stream-base';
 import fs from 'fs';
 import path from 'path';
 import VError from 'verror';
@@ -21,14 +21,17 @@ import {ConnectorLogger, SecretScrubber} from './protocol/logger';
 import {MessageQueue} from './protocol/message-queue';
 import {MessageWriter} from './protocol/output';
 import {checkConnection, CheckResult} from './sync/check';
-import {COLUMNS_CURSOR, COLUMNS_KEY, COLUMNS_STREAM, columnsSchema} from './sync/columns-stream';
-import {RESPONSES_KEY, RESPONSES_STREAM, responsesSchema} from './sync/responses-stream';
 import {connect, Environment} from './sync/connection';
 import {discoverQuests} from './sync/discover';
 import {SyncOutput} from './sync/output-port';
 import {ConfiguredStream, readStreams} from './sync/reader';
-import {Column, CURSOR_FIELD, JsonSchema, questSchema, responseIdColumn, streamNameFor} from './sync/schema';
 import {parseStateInput} from './sync/state';
+
+/** The catalog's stream classes, loaded on first use (catalog.ts says why). */
+function catalog(): typeof import('./catalog') {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded lazily on purpose, see catalog.ts
+  return require('./catalog') as typeof import('./catalog');
+}
 
 /** The spec file, from the compiled lib/src as from the sources (tests). */
 function specFile(): string {
@@ -39,96 +42,6 @@ function specFile(): string {
   const found = candidates.find((file) => fs.existsSync(file));
   if (!found) throw new VError('resources/spec.json not found beside %s', __dirname);
   return found;
-}
-
-/**
- * A quest as the kit sees a stream: its name, schema, cursor and primary key, for the catalog.
- * Its records are not read through the kit's per-record interface: reads run through the
- * connector's reader (QuestbackSource.read), which exports each quest in adaptive windows.
- */
-export class QuestStream extends AirbyteStreamBase {
-  constructor(
-    logger: AirbyteLogger,
-    readonly questId: string,
-    readonly columns: readonly Column[]
-  ) {
-    super(logger);
-  }
-
-  override get name(): string {
-    return streamNameFor(this.questId);
-  }
-
-  get primaryKey(): string | undefined {
-    return responseIdColumn(this.columns);
-  }
-
-  override get cursorField(): string[] {
-    return [CURSOR_FIELD];
-  }
-
-  getJsonSchema(): JsonSchema {
-    return questSchema(this.columns);
-  }
-
-  // eslint-disable-next-line require-yield
-  async *readRecords(): AsyncGenerator<Record<string, unknown>> {
-    throw new VError(
-      'Stream %s is not read record by record: reads run through QuestbackSource.read (the connector reader), which exports each quest in windows sized to its data.',
-      this.name
-    );
-  }
-}
-
-/** A stream whose schema does not depend on any export, as the kit sees it (read by the connector's reader). */
-class StaticStream extends AirbyteStreamBase {
-  constructor(
-    logger: AirbyteLogger,
-    private readonly definition: {name: string; primaryKey: string[][]; cursor: string; schema: () => JsonSchema}
-  ) {
-    super(logger);
-  }
-
-  override get name(): string {
-    return this.definition.name;
-  }
-
-  get primaryKey(): string[][] {
-    return this.definition.primaryKey;
-  }
-
-  override get cursorField(): string[] {
-    return [this.definition.cursor];
-  }
-
-  getJsonSchema(): JsonSchema {
-    return this.definition.schema();
-  }
-
-  // eslint-disable-next-line require-yield
-  async *readRecords(): AsyncGenerator<Record<string, unknown>> {
-    throw new VError('Stream %s is read through QuestbackSource.read (the connector reader).', this.name);
-  }
-}
-
-/** The map from every quest's columns to their header texts. */
-export function columnsStream(logger: AirbyteLogger): AirbyteStreamBase {
-  return new StaticStream(logger, {
-    name: COLUMNS_STREAM,
-    primaryKey: COLUMNS_KEY,
-    cursor: COLUMNS_CURSOR,
-    schema: columnsSchema,
-  });
-}
-
-/** Every quest's responses in one stream (stream_layout "combined"). */
-export function responsesStream(logger: AirbyteLogger): AirbyteStreamBase {
-  return new StaticStream(logger, {
-    name: RESPONSES_STREAM,
-    primaryKey: RESPONSES_KEY,
-    cursor: CURSOR_FIELD,
-    schema: responsesSchema,
-  });
 }
 
 /**
@@ -161,9 +74,7 @@ export class QuestbackSource extends AirbyteSourceBase<QuestbackConfig> {
   }
 
   streams(config: QuestbackConfig): AirbyteStreamBase[] {
-    return config.stream_layout === 'combined'
-      ? [responsesStream(this.logger), columnsStream(this.logger)]
-      : [...config.quest_ids.map((id) => new QuestStream(this.logger, id, [])), columnsStream(this.logger)];
+    return catalog().catalogStreams(this.logger, config);
   }
 
   /**
@@ -185,8 +96,8 @@ export class QuestbackSource extends AirbyteSourceBase<QuestbackConfig> {
     });
     return new AirbyteCatalogMessage({
       streams: [
-        ...quests.map((q) => new QuestStream(this.logger, q.questId, q.columns).asAirbyteStream()),
-        columnsStream(this.logger).asAirbyteStream(),
+        ...quests.map((q) => new (catalog().QuestStream)(this.logger, q.questId, q.columns).asAirbyteStream()),
+        catalog().columnsStream(this.logger).asAirbyteStream(),
       ],
     });
   }

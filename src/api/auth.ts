@@ -1,5 +1,5 @@
 import {AxiosInstance} from 'axios';
-import {AirbyteLogger} from 'faros-airbyte-cdk';
+import {AirbyteLogger} from 'faros-airbyte-cdk/lib/logger';
 import VError from 'verror';
 
 import {scopeFor} from '../core/config';

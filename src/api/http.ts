@@ -1,6 +1,6 @@
 import axios, {AxiosError, AxiosInstance, AxiosResponse, isCancel} from 'axios';
 import axiosRetry, {isNetworkError} from 'axios-retry';
-import {AirbyteLogger} from 'faros-airbyte-cdk';
+import {AirbyteLogger} from 'faros-airbyte-cdk/lib/logger';
 
 import {LIMITS} from '../core/limits';
 import {Runtime} from '../core/runtime';

@@ -1,11 +1,6 @@
 import {Command} from 'commander';
-import {
-  AirbyteCatalogMessage,
-  AirbyteConnectionStatus,
-  AirbyteConnectionStatusMessage,
-  AirbyteLogger,
-  AirbyteSpec,
-} from 'faros-airbyte-cdk';
+import {AirbyteLogger} from 'faros-airbyte-cdk/lib/logger';
+import {AirbyteCatalogMessage, AirbyteConnectionStatus, AirbyteConnectionStatusMessage, AirbyteSpec} from 'faros-airbyte-cdk/lib/protocol';
 import fs from 'fs';
 import VError from 'verror';
 

@@ -1,4 +1,5 @@
-import {AirbyteLogger, AirbyteLogLevel, AirbyteMessage, AirbyteMessageType} from 'faros-airbyte-cdk';
+import {AirbyteLogger} from 'faros-airbyte-cdk/lib/logger';
+import {AirbyteLogLevel, AirbyteMessage, AirbyteMessageType} from 'faros-airbyte-cdk/lib/protocol';
 
 import {MessageWriter} from './output';
 

@@ -1,4 +1,4 @@
-import {AirbyteMessage} from 'faros-airbyte-cdk';
+import {AirbyteMessage} from 'faros-airbyte-cdk/lib/protocol';
 
 import {Runtime} from '../core/runtime';
 import {RowWriter, StreamRef, StreamStatus, SyncOutput} from '../sync/output-port';

@@ -1,4 +1,4 @@
-import {AirbyteMessage, AirbyteMessageType} from 'faros-airbyte-cdk';
+import {AirbyteMessage, AirbyteMessageType} from 'faros-airbyte-cdk/lib/protocol';
 
 import {FailureType} from '../core/errors';
 import {StreamRef, StreamStatus} from '../sync/output-port';

@@ -1,4 +1,4 @@
-import {AirbyteMessage} from 'faros-airbyte-cdk';
+import {AirbyteMessage} from 'faros-airbyte-cdk/lib/protocol';
 import fs from 'fs';
 import path from 'path';
 import {Worker} from 'worker_threads';

@@ -1,5 +1,5 @@
 import {setMaxListeners} from 'events';
-import {AirbyteLogger} from 'faros-airbyte-cdk';
+import {AirbyteLogger} from 'faros-airbyte-cdk/lib/logger';
 import VError from 'verror';
 import {findQuestInaccessible, supportIds} from '../api/api-error';
 import {mapLimited} from '../core/concurrency';

@@ -1,4 +1,4 @@
-import {AirbyteLogger} from 'faros-airbyte-cdk';
+import {AirbyteLogger} from 'faros-airbyte-cdk/lib/logger';
 
 import {TokenProvider} from '../api/auth';
 import {exportSettings, QuestbackApi} from '../api/client';

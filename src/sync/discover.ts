@@ -1,4 +1,4 @@
-import {AirbyteLogger} from 'faros-airbyte-cdk';
+import {AirbyteLogger} from 'faros-airbyte-cdk/lib/logger';
 
 import {mapLimited} from '../core/concurrency';
 import {QuestbackConfig} from '../core/config';

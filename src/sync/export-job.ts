@@ -1,4 +1,4 @@
-import {AirbyteLogger} from 'faros-airbyte-cdk';
+import {AirbyteLogger} from 'faros-airbyte-cdk/lib/logger';
 
 import {ExportApi} from '../api/client';
 import {connectorError} from '../core/errors';

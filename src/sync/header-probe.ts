@@ -1,4 +1,4 @@
-import {AirbyteLogger} from 'faros-airbyte-cdk';
+import {AirbyteLogger} from 'faros-airbyte-cdk/lib/logger';
 
 import {findQuestInaccessible} from '../api/api-error';
 import {DownloadCutOff} from '../api/download';

@@ -1,5 +1,5 @@
 import {setMaxListeners} from 'events';
-import {AirbyteLogger} from 'faros-airbyte-cdk';
+import {AirbyteLogger} from 'faros-airbyte-cdk/lib/logger';
 
 import {ExportApi} from '../api/client';
 import {ColumnNames} from '../core/config';

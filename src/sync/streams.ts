@@ -1,4 +1,4 @@
-import {AirbyteLogger} from 'faros-airbyte-cdk';
+import {AirbyteLogger} from 'faros-airbyte-cdk/lib/logger';
 
 import {RequestContext} from '../api/api-error';
 import {QuestbackConfig} from '../core/config';

@@ -1,8 +1,9 @@
-import {AirbyteConfiguredCatalog, AirbyteMessage, SyncMode} from 'faros-airbyte-cdk';
+import {AirbyteConfiguredCatalog, AirbyteMessage, SyncMode} from 'faros-airbyte-cdk/lib/protocol';
 
 import {parseConfig} from '../../src/core/config';
 import {systemRuntime} from '../../src/core/runtime';
-import {QuestbackSource, QuestStream} from '../../src/index';
+import {QuestStream} from '../../src/catalog';
+import {QuestbackSource} from '../../src/index';
 import {quietLogger} from '../helpers/fake-api';
 import {simConfig} from '../helpers/fixtures';
 import {startSimulator} from '../simulator';

@@ -1,7 +1,7 @@
 // An in-memory export API and clock for unit tests of the sync core: exports answer instantly on a
 // virtual clock, and each test scripts what goes wrong with which export or download.
 
-import {AirbyteLogLevel} from 'faros-airbyte-cdk';
+import {AirbyteLogLevel} from 'faros-airbyte-cdk/lib/protocol';
 import {PassThrough} from 'stream';
 
 import {CreateResult, DownloadResult, ExportApi} from '../../src/api/client';

@@ -3,7 +3,7 @@
 
 import {AxiosError, AxiosHeaders} from 'axios';
 import {getEventListeners, getMaxListeners} from 'events';
-import {AirbyteLogLevel} from 'faros-airbyte-cdk';
+import {AirbyteLogLevel} from 'faros-airbyte-cdk/lib/protocol';
 import {PassThrough} from 'stream';
 
 import {apiError} from '../../src/api/api-error';

@@ -1,4 +1,4 @@
-import {AirbyteLogLevel} from 'faros-airbyte-cdk';
+import {AirbyteLogLevel} from 'faros-airbyte-cdk/lib/protocol';
 import http from 'http';
 import {AddressInfo} from 'net';
 import {PassThrough} from 'stream';

@@ -1,4 +1,4 @@
-import {AirbyteMessageType} from 'faros-airbyte-cdk';
+import {AirbyteMessageType} from 'faros-airbyte-cdk/lib/protocol';
 import fs from 'fs';
 import path from 'path';
 import {Writable} from 'stream';
