@@ -105,7 +105,10 @@ describe('incremental', () => {
         intermediate: true,
         cursors: true,
       });
-      checkpoints.push(...intermediate);
+      // One checkpoint per cursor (the last one at it): STATEs that share a cursor only record exports
+      // created meanwhile, and resuming from them tests nothing new (they cost a connector run each).
+      const lastAt = new Map(intermediate.map((c) => [c.state.stream.stream_state.cursor, c]));
+      checkpoints.push(...lastAt.values());
     }
     // Checkpoints can share a cursor (an export created within a window): each gets a state file of its own.
     const results = await inBatches(checkpoints, 6, (c, i) => {
