@@ -1,6 +1,11 @@
 import {Command} from 'commander';
 import {AirbyteLogger} from 'faros-airbyte-cdk/lib/logger';
-import {AirbyteCatalogMessage, AirbyteConnectionStatus, AirbyteConnectionStatusMessage, AirbyteSpec} from 'faros-airbyte-cdk/lib/protocol';
+import {
+  AirbyteCatalogMessage,
+  AirbyteConnectionStatus,
+  AirbyteConnectionStatusMessage,
+  AirbyteSpec,
+} from 'faros-airbyte-cdk/lib/protocol';
 import fs from 'fs';
 import VError from 'verror';
 
