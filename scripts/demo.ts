@@ -72,7 +72,10 @@ function summarize(title: string, messages: Message[], previous: StreamState[] =
   for (const m of messages) if (m.state) synced.set(m.state.stream.stream_descriptor.name, m.state.stream.stream_state);
   console.log(`\n== ${title}`);
   for (const [stream, state] of synced) {
-    console.log(`   ${stream}: ${counts.get(stream) ?? 0} records, final state ${JSON.stringify(state)}`);
+    // A long state (the columns stream remembers every column) is cut for the screen; state.json has it whole.
+    const text = JSON.stringify(state);
+    const shown = text.length > 240 ? `${text.slice(0, 240)}… (${text.length} characters)` : text;
+    console.log(`   ${stream}: ${counts.get(stream) ?? 0} records, final state ${shown}`);
   }
   for (const m of messages) if (m.trace?.error) console.log(`   ERROR: ${m.trace.error.message}`);
   const merged = new Map(previous.map((s) => [s.stream.stream_descriptor.name, s.stream.stream_state]));
