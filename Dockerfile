@@ -14,7 +14,7 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json ./
 COPY src ./src
 COPY scripts ./scripts
-COPY test/simulator ./test/simulator
+COPY simulator ./simulator
 RUN npm run build
 
 # Production dependencies, installed from the lock file on their own (nothing left over from the build).

@@ -12,8 +12,8 @@ import {spawn} from 'child_process';
 import fs from 'fs';
 import path from 'path';
 
-import {Simulator, startSimulator} from '../test/simulator';
-import {connectorConfig, DEFAULT_PORT} from '../test/simulator/cli-app';
+import {Simulator, startSimulator} from '../simulator';
+import {connectorConfig, DEFAULT_PORT} from '../simulator/cli-app';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const MAIN = path.join(ROOT, 'bin', 'main');

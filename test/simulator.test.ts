@@ -1,4 +1,4 @@
-// Contract tests of the bundled Questback API simulator (test/simulator): the connector's tests,
+// Contract tests of the bundled Questback API simulator (simulator/): the connector's tests,
 // the benchmark and the demo rely on this behaviour.
 
 import * as fs from 'fs';
@@ -7,9 +7,9 @@ import * as os from 'os';
 import * as path from 'path';
 import {gunzipSync} from 'zlib';
 import {parse} from 'csv-parse/sync';
-import {ExportSettings, FileEncoding, QuestConfig, Simulator, startSimulator} from './simulator';
-import {DEFAULT_PORT, parseArgs, runCli} from './simulator/cli-app';
-import {cellEncoder} from './simulator/csv';
+import {ExportSettings, FileEncoding, QuestConfig, Simulator, startSimulator} from '../simulator';
+import {DEFAULT_PORT, parseArgs, runCli} from '../simulator/cli-app';
+import {cellEncoder} from '../simulator/csv';
 
 interface Resp {
   status: number;

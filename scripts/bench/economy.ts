@@ -5,7 +5,7 @@
 
 import path from 'path';
 
-import type {ExportRecord} from '../../test/simulator';
+import type {ExportRecord} from '../../simulator';
 import {DEFAULTS} from '../../src/core/config';
 import {questState} from '../../src/sync/state';
 import {sinceForStartDate} from '../../src/sync/windows';

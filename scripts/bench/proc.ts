@@ -6,7 +6,7 @@ import {ChildProcess, fork, spawn, SpawnOptions} from 'child_process';
 import fs from 'fs';
 import path from 'path';
 
-import type {ExportRecord, FaultOptions, RequestRecord, SimulatorStats} from '../../test/simulator';
+import type {ExportRecord, FaultOptions, RequestRecord, SimulatorStats} from '../../simulator';
 import {ConsumerReport, SimCommand, SimInfo, SimProcessOptions, SimReply} from './types';
 
 export const ROOT = path.resolve(__dirname, '..', '..', '..');

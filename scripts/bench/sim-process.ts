@@ -5,7 +5,7 @@
 // 'truth' with a quest's Response IDs, adds responses and changes faults on request, and closes on
 // 'close' or when the benchmark goes away.
 
-import {QuestConfig, startSimulator, Simulator} from '../../test/simulator';
+import {QuestConfig, startSimulator, Simulator} from '../../simulator';
 import {SimCommand, SimProcessOptions, SimReply} from './types';
 
 function send(reply: SimReply): void {

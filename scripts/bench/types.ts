@@ -1,6 +1,6 @@
 // Messages and reports shared by the benchmark and its child processes.
 
-import type {ExportRecord, FaultOptions, QuestConfig, RequestRecord, SimulatorStats} from '../../test/simulator';
+import type {ExportRecord, FaultOptions, QuestConfig, RequestRecord, SimulatorStats} from '../../simulator';
 
 /** What sim-process.ts is started with (JSON in BENCH_SIM_OPTIONS). */
 export interface SimProcessOptions {

@@ -2,7 +2,7 @@
 
 import {simConfig} from '../helpers/fixtures';
 import {runConnector, RunResult, tempDir, writeJson} from '../helpers/connector';
-import {Simulator, startSimulator} from '../simulator';
+import {Simulator, startSimulator} from '../../simulator';
 import {daysAgo, removeDir} from './support';
 
 const READABLE = '1a1a1a1a-2b2b-4c3c-8d4d-5e5e5e5e5e5e';

@@ -2,7 +2,7 @@
 
 import {simConfig} from '../helpers/fixtures';
 import {runConnector, RunResult, tempDir, writeJson} from '../helpers/connector';
-import {Simulator, startSimulator} from '../simulator';
+import {Simulator, startSimulator} from '../../simulator';
 import {
   additionalPropertiesProblems,
   AirbyteStreamJson,

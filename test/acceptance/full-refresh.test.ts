@@ -2,7 +2,7 @@
 
 import {simConfig} from '../helpers/fixtures';
 import {RecordMessage, records, runConnector, RunResult, tempDir, writeJson} from '../helpers/connector';
-import {Simulator, startSimulator} from '../simulator';
+import {Simulator, startSimulator} from '../../simulator';
 import {
   AirbyteStreamJson,
   catalogOf,

@@ -13,7 +13,7 @@ import {
   tempDir,
   writeJson,
 } from '../helpers/connector';
-import {Simulator, startSimulator} from '../simulator';
+import {Simulator, startSimulator} from '../../simulator';
 import {
   AirbyteStreamJson,
   catalogOf,

@@ -17,7 +17,7 @@ import {
   writeJson,
 } from '../helpers/connector';
 import {AirbyteMessageJson} from '../helpers/protocol';
-import {Simulator, startSimulator} from '../simulator';
+import {Simulator, startSimulator} from '../../simulator';
 import {
   AirbyteStreamJson,
   catalogOf,

@@ -3,7 +3,7 @@
 import {DEFAULTS, KNOWN_OPTIONS, parseConfig, SEPARATORS} from '../../src/core/config';
 import {simConfig} from '../helpers/fixtures';
 import {runConnector, RunResult} from '../helpers/connector';
-import {Simulator, startSimulator} from '../simulator';
+import {Simulator, startSimulator} from '../../simulator';
 import {
   additionalPropertiesProblems,
   draft07Problems,

@@ -7,7 +7,7 @@ import yaml from 'js-yaml';
 import path from 'path';
 
 import {records, runConnector, RunResult, states, tempDir, writeJson} from '../helpers/connector';
-import {DEFAULT_QUEST_IDS, Simulator, startSimulator} from '../simulator';
+import {DEFAULT_QUEST_IDS, Simulator, startSimulator} from '../../simulator';
 import {
   AirbyteStreamJson,
   catalogOf,

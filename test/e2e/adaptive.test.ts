@@ -16,7 +16,7 @@ import {
 import {prng} from '../helpers/fake-api';
 import {simCatalog, simConfig, streamOf} from '../helpers/fixtures';
 import {AirbyteMessageJson} from '../helpers/protocol';
-import {FaultOptions, Simulator, startSimulator} from '../simulator';
+import {FaultOptions, Simulator, startSimulator} from '../../simulator';
 
 const DAY = 86_400_000;
 

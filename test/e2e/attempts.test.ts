@@ -6,7 +6,7 @@
 import {committed, records, runConnector, startConnector, stateFile, tempDir, writeJson} from '../helpers/connector';
 import {simCatalog, simConfig, streamOf} from '../helpers/fixtures';
 import {AirbyteMessageJson} from '../helpers/protocol';
-import {Simulator, startSimulator} from '../simulator';
+import {Simulator, startSimulator} from '../../simulator';
 
 const DAY = 86_400_000;
 

@@ -10,7 +10,7 @@ import {
   RunResult,
 } from '../helpers/connector';
 import {warehouseNames} from '../../src/sync/column-names';
-import {Corruption, Simulator, startSimulator} from '../simulator';
+import {Corruption, Simulator, startSimulator} from '../../simulator';
 
 const GOOD = 'c0c0c0c0-0000-4000-8000-000000000001';
 const CORRUPT: Record<Corruption, string> = {

@@ -2,7 +2,7 @@ import {spawn} from 'child_process';
 
 import {configuredCatalog, simConfig} from '../helpers/fixtures';
 import {MAIN, runConnector, tempDir, writeJson} from '../helpers/connector';
-import {Simulator, startSimulator} from '../simulator';
+import {Simulator, startSimulator} from '../../simulator';
 
 describe('a read whose stdout is closed early (bin/main read … | head -5)', () => {
   let sim: Simulator;

@@ -15,7 +15,7 @@ import {
   writeJson,
 } from '../helpers/connector';
 import {configuredCatalog, simConfig} from '../helpers/fixtures';
-import {Simulator, startSimulator} from '../simulator';
+import {Simulator, startSimulator} from '../../simulator';
 
 const DAY = 86_400_000;
 const A = 'c0b10000-0000-4000-8000-00000000000a';

@@ -1,6 +1,6 @@
 import {configuredCatalog, simConfig, streamOf} from '../helpers/fixtures';
 import {errorTraces, records, runConnector, states, statusesByStream, tempDir, writeJson} from '../helpers/connector';
-import {Simulator, startSimulator} from '../simulator';
+import {Simulator, startSimulator} from '../../simulator';
 
 const GOOD = '0a0a0a0a-1b1b-4c2c-8d3d-4e4e4e4e4e4e';
 const FORBIDDEN = 'f0f0f0f0-1e1e-4d2d-9c3c-4b4b4b4b4b4b';

@@ -1,6 +1,6 @@
 import {configuredCatalog, simConfig, streamOf} from '../helpers/fixtures';
 import {committed, runConnector, stateFile, tempDir, writeJson} from '../helpers/connector';
-import {Simulator, startSimulator} from '../simulator';
+import {Simulator, startSimulator} from '../../simulator';
 
 const SETTINGS = {
   exportType: 'CSV',

@@ -15,7 +15,7 @@ import {
   writeJson,
 } from '../helpers/connector';
 import {simCatalog, simConfig} from '../helpers/fixtures';
-import {Simulator, startSimulator} from '../simulator';
+import {Simulator, startSimulator} from '../../simulator';
 
 const A = '3f6c1a52-8d4e-4b7a-9c21-5e0d7f8a1b34';
 const B = 'a9e27c40-1b5d-4f83-8e6a-0c4d92b7f615';

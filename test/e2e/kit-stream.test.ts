@@ -6,7 +6,7 @@ import {QuestStream} from '../../src/catalog';
 import {QuestbackSource} from '../../src/index';
 import {quietLogger} from '../helpers/fake-api';
 import {simConfig} from '../helpers/fixtures';
-import {startSimulator} from '../simulator';
+import {startSimulator} from '../../simulator';
 
 const ID = 'eeeeeeee-0000-4000-8000-000000000001';
 

@@ -7,7 +7,7 @@
 import {LIMITS} from '../../src/core/limits';
 import {runConnector, tempDir, writeJson} from '../helpers/connector';
 import {simConfig} from '../helpers/fixtures';
-import {QuestConfig, Simulator, startSimulator} from '../simulator';
+import {QuestConfig, Simulator, startSimulator} from '../../simulator';
 
 // Hundreds of quests: more than the check's 32 at a time, rounds enough to show the deadline holds. The bench checks 500.
 const QUESTS = 300;

@@ -8,7 +8,7 @@ import {RecordMessage, records, runConnector, RunResult, stateFile, tempDir, wri
 import {configuredCatalog, simCatalog, simConfig, streamOf} from '../helpers/fixtures';
 import {peakRssProbe} from '../helpers/peak-rss';
 import {warehouseNames} from '../../src/sync/column-names';
-import {Simulator, startSimulator} from '../simulator';
+import {Simulator, startSimulator} from '../../simulator';
 
 // The benchmark (Many quests) reads 500; the suite reads enough to exercise the same paths (more quests than
 // export slots, more than Node's listener warning threshold) in a few seconds.

@@ -1,6 +1,6 @@
 import {configuredCatalog, simConfig, streamOf} from '../helpers/fixtures';
 import {errorTraces, records, runConnector, statusesByStream, tempDir, writeJson} from '../helpers/connector';
-import {Simulator, startSimulator} from '../simulator';
+import {Simulator, startSimulator} from '../../simulator';
 
 const A = 'dddddddd-0000-4000-8000-00000000000a';
 const SLOW = 'dddddddd-0000-4000-8000-00000000000b';

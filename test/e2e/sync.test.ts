@@ -14,7 +14,7 @@ import {
   RecordMessage,
 } from '../helpers/connector';
 import {warehouseNames} from '../../src/sync/column-names';
-import {Simulator, startSimulator} from '../simulator';
+import {Simulator, startSimulator} from '../../simulator';
 
 const SETTINGS = {
   exportType: 'CSV',

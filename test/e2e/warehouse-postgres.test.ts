@@ -14,7 +14,7 @@ import {destinationColumns} from '../helpers/destinations';
 import {configuredCatalog, simConfig, streamOf} from '../helpers/fixtures';
 import {ConfiguredStream, loadSync, Postgres, startPostgres, StreamLoad} from '../helpers/postgres';
 import {AirbyteMessageJson} from '../helpers/protocol';
-import {ExportSettings, Simulator, startSimulator} from '../simulator';
+import {ExportSettings, Simulator, startSimulator} from '../../simulator';
 
 const DAY = 86_400_000;
 // The quests of the examples in docs/warehouse-sql.md.

@@ -15,7 +15,7 @@ import {
   writeJson,
 } from '../helpers/connector';
 import {configuredCatalog, simCatalog, simConfig, streamOf} from '../helpers/fixtures';
-import {Simulator, startSimulator} from '../simulator';
+import {Simulator, startSimulator} from '../../simulator';
 
 const DAY = 86_400_000;
 const A = '5a5a5a5a-0000-4000-8000-000000000001';

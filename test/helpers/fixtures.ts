@@ -1,6 +1,6 @@
 import {warehouseNames} from '../../src/sync/column-names';
-import {Simulator} from '../simulator';
-import {connectorConfig} from '../simulator/cli-app';
+import {Simulator} from '../../simulator';
+import {connectorConfig} from '../../simulator/cli-app';
 import {AirbyteMessageJson} from './protocol';
 
 /** The stream the connector names after a quest. */

@@ -1,7 +1,7 @@
 import {prng} from '../helpers/fake-api';
 import {MAX_NAME_LENGTH, warehouseName, warehouseNames} from '../../src/sync/column-names';
 import {Destination, destinationColumns, javaHashCode} from '../helpers/destinations';
-import {PRESETS} from '../simulator/title-presets';
+import {PRESETS} from '../../simulator/title-presets';
 
 // The connector's own record fields (src/schema.ts), written out so that this test does not depend
 // on where that module lives.

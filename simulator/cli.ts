@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Runs the simulator as a standalone process (see cli-app.ts for the arguments):
-//   node lib/test/simulator/cli.js [--port N] [--seed N] [--quests N] [--rows N] [--export-duration-ms N] [--latency-ms N]
+//   node lib/simulator/cli.js [--port N] [--seed N] [--quests N] [--rows N] [--export-duration-ms N] [--latency-ms N]
 //                                  [--write-config FILE]
 // Prints one JSON line with the connection details, then lines for people, logs requests to
 // stderr, and runs until SIGINT/SIGTERM.
