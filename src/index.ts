@@ -10,11 +10,10 @@ import {
 } from 'faros-airbyte-cdk/lib/protocol';
 import {AirbyteSourceBase} from 'faros-airbyte-cdk/lib/sources/source-base';
 import type {AirbyteStreamBase} from 'faros-airbyte-cdk/lib/sources/streams/stream-base';
-import fs from 'fs';
-import path from 'path';
 import VError from 'verror';
 
 import {QuestbackConfig} from './core/config';
+import {connectorSpec} from './core/spec';
 import {Runtime, systemRuntime} from './core/runtime';
 import {buildCommand, Connector} from './protocol/cli';
 import {ConnectorLogger, SecretScrubber} from './protocol/logger';
@@ -31,17 +30,6 @@ import {parseStateInput} from './sync/state';
 function catalog(): typeof import('./catalog') {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded lazily on purpose, see catalog.ts
   return require('./catalog') as typeof import('./catalog');
-}
-
-/** The spec file, from the compiled lib/src as from the sources (tests). */
-function specFile(): string {
-  const candidates = [
-    path.resolve(__dirname, '..', 'resources', 'spec.json'),
-    path.resolve(__dirname, '..', '..', 'resources', 'spec.json'),
-  ];
-  const found = candidates.find((file) => fs.existsSync(file));
-  if (!found) throw new VError('resources/spec.json not found beside %s', __dirname);
-  return found;
 }
 
 /**
@@ -61,7 +49,7 @@ export class QuestbackSource extends AirbyteSourceBase<QuestbackConfig> {
   }
 
   override async spec(): Promise<AirbyteSpec> {
-    return new AirbyteSpec(JSON.parse(fs.readFileSync(specFile(), 'utf8')));
+    return new AirbyteSpec(connectorSpec());
   }
 
   async runCheck(config: QuestbackConfig): Promise<CheckResult> {

@@ -3,7 +3,8 @@ import {IncomingMessage} from 'http';
 import {Readable} from 'stream';
 import VError from 'verror';
 
-import {isLoopbackHost, QuestbackConfig} from '../core/config';
+import {QuestbackConfig} from '../core/config';
+import {isLoopbackHost} from '../core/config-rules';
 import {connectorError} from '../core/errors';
 import {LIMITS} from '../core/limits';
 import {formatUtcTimestamp, TimeWindow} from '../core/time';
