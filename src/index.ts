@@ -19,17 +19,17 @@ import {buildCommand, Connector} from './protocol/cli';
 import {ConnectorLogger, SecretScrubber} from './protocol/logger';
 import {MessageQueue} from './protocol/message-queue';
 import {MessageWriter} from './protocol/output';
-import {checkConnection, CheckResult} from './sync/check';
-import {connect, Environment} from './sync/connection';
-import {discoverQuests} from './sync/discover';
+import {checkConnection, CheckResult} from './sync/commands/check';
+import {connect, Environment} from './sync/commands/connection';
+import {discoverQuests} from './sync/commands/discover';
 import {SyncOutput} from './sync/output-port';
-import {ConfiguredStream, readStreams} from './sync/reader';
-import {parseStateInput} from './sync/state';
+import {ConfiguredStream, readStreams} from './sync/commands/read';
+import {parseStateInput} from './sync/state/stream-state';
 
 /** The catalog's stream classes, loaded on first use (catalog.ts says why). */
-function catalog(): typeof import('./catalog') {
+function catalog(): typeof import('./sync/streams/catalog') {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded lazily on purpose, see catalog.ts
-  return require('./catalog') as typeof import('./catalog');
+  return require('./sync/streams/catalog') as typeof import('./sync/streams/catalog');
 }
 
 /**

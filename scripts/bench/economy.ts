@@ -7,8 +7,8 @@ import path from 'path';
 
 import type {ExportRecord} from '../../simulator';
 import {DEFAULTS} from '../../src/core/config';
-import {questState} from '../../src/sync/state';
-import {sinceForStartDate} from '../../src/sync/windows';
+import {questState} from '../../src/sync/state/stream-state';
+import {sinceForStartDate} from '../../src/core/time';
 import {MAIN, runPiped, SimChild} from './proc';
 import {iso, Row, s, thousands} from './report';
 import {

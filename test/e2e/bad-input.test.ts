@@ -9,7 +9,7 @@ import {
   writeJson,
   RunResult,
 } from '../helpers/connector';
-import {warehouseNames} from '../../src/sync/column-names';
+import {warehouseNames} from '../../src/sync/streams/column-names';
 import {Corruption, Simulator, startSimulator} from '../../simulator';
 
 const GOOD = 'c0c0c0c0-0000-4000-8000-000000000001';

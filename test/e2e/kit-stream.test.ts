@@ -2,7 +2,7 @@ import {AirbyteConfiguredCatalog, AirbyteMessage, SyncMode} from 'faros-airbyte-
 
 import {parseConfig} from '../../src/core/config';
 import {systemRuntime} from '../../src/core/runtime';
-import {QuestStream} from '../../src/catalog';
+import {QuestStream} from '../../src/sync/streams/catalog';
 import {QuestbackSource} from '../../src/index';
 import {quietLogger} from '../helpers/fake-api';
 import {simConfig} from '../helpers/fixtures';

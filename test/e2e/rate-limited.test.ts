@@ -8,7 +8,7 @@ import {QuestbackSource} from '../../src/index';
 import {AirbyteOutput} from '../../src/protocol/airbyte-output';
 import {ConnectorLogger} from '../../src/protocol/logger';
 import {MessageWriter} from '../../src/protocol/output';
-import {ConfiguredStream} from '../../src/sync/reader';
+import {ConfiguredStream} from '../../src/sync/commands/read';
 import {virtualRuntime} from '../helpers/fake-api';
 import {catalogOf, hostileConfig, streamOf, withServer} from '../hostile/server';
 

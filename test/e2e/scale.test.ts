@@ -7,7 +7,7 @@
 import {RecordMessage, records, runConnector, RunResult, stateFile, tempDir, writeJson} from '../helpers/connector';
 import {configuredCatalog, simCatalog, simConfig, streamOf} from '../helpers/fixtures';
 import {peakRssProbe} from '../helpers/peak-rss';
-import {warehouseNames} from '../../src/sync/column-names';
+import {warehouseNames} from '../../src/sync/streams/column-names';
 import {Simulator, startSimulator} from '../../simulator';
 
 // The benchmark (Many quests) reads 500; the suite reads enough to exercise the same paths (more quests than

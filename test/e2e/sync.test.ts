@@ -13,7 +13,7 @@ import {
   RunResult,
   RecordMessage,
 } from '../helpers/connector';
-import {warehouseNames} from '../../src/sync/column-names';
+import {warehouseNames} from '../../src/sync/streams/column-names';
 import {Simulator, startSimulator} from '../../simulator';
 
 const SETTINGS = {

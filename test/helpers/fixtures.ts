@@ -1,4 +1,4 @@
-import {warehouseNames} from '../../src/sync/column-names';
+import {warehouseNames} from '../../src/sync/streams/column-names';
 import {Simulator} from '../../simulator';
 import {connectorConfig} from '../../simulator/cli-app';
 import {AirbyteMessageJson} from './protocol';

@@ -6,7 +6,7 @@
 // fall back to the correct behaviour with `ctx.next()`. Every request is recorded, and every access
 // token issued, so a test can judge what the connector did and what it must never print.
 
-import {warehouseNames} from '../../src/sync/column-names';
+import {warehouseNames} from '../../src/sync/streams/column-names';
 import crypto from 'crypto';
 import http from 'http';
 import net from 'net';

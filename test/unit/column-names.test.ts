@@ -1,5 +1,5 @@
 import {prng} from '../helpers/fake-api';
-import {MAX_NAME_LENGTH, warehouseName, warehouseNames} from '../../src/sync/column-names';
+import {MAX_NAME_LENGTH, warehouseName, warehouseNames} from '../../src/sync/streams/column-names';
 import {Destination, destinationColumns, javaHashCode} from '../helpers/destinations';
 import {PRESETS} from '../../simulator/title-presets';
 

@@ -4,10 +4,10 @@
 // plus a resumed read from it give every row exactly once, never a row twice.
 
 import {DAY_MS} from '../../src/core/time';
-import {StreamCheckpoints} from '../../src/sync/checkpoints';
-import {QuestSync} from '../../src/sync/quest-sync';
-import {ExportSlots} from '../../src/sync/scheduler';
-import {combinedState, cursorOf, densityOf, questStatesOf, recordedExportsOf} from '../../src/sync/state';
+import {StreamCheckpoints} from '../../src/sync/state/checkpoints';
+import {QuestSync} from '../../src/sync/windows/quest-sync';
+import {ExportSlots} from '../../src/sync/exports/export-slots';
+import {combinedState, cursorOf, densityOf, questStatesOf, recordedExportsOf} from '../../src/sync/state/stream-state';
 import {FakeExportApi, prng, quietLogger, recordingOutput, virtualRuntime} from '../helpers/fake-api';
 
 const NOW = Date.parse('2026-11-26T00:00:00.000Z');

@@ -1,8 +1,8 @@
 import {DAY_MS, TimeWindow} from '../../src/core/time';
-import {RecordedExport, StreamCheckpoints} from '../../src/sync/checkpoints';
-import {QuestPlan, QuestSync, QuestSyncContext} from '../../src/sync/quest-sync';
-import {perQuestState} from '../../src/sync/state';
-import {ExportSlots, Priority} from '../../src/sync/scheduler';
+import {RecordedExport, StreamCheckpoints} from '../../src/sync/state/checkpoints';
+import {QuestPlan, QuestSync, QuestSyncContext} from '../../src/sync/windows/quest-sync';
+import {perQuestState} from '../../src/sync/state/stream-state';
+import {ExportSlots, Priority} from '../../src/sync/exports/export-slots';
 import {FakeExportApi, FakeScript, prng, quietLogger, recordingOutput, virtualRuntime} from '../helpers/fake-api';
 
 const Q = 'q1';

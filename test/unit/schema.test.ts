@@ -1,4 +1,4 @@
-import {questSchema, recordColumns, typeColumns} from '../../src/sync/schema';
+import {questSchema, recordColumns, typeColumns} from '../../src/sync/streams/record-columns';
 
 const HEADER = [
   'Response ID',

@@ -1,11 +1,11 @@
-import {findQuestInaccessible} from '../api/api-error';
-import {connectorError, errorMessage, failureTypeOf, isAuthFailure} from '../core/errors';
-import {StreamCheckpoints} from './checkpoints';
-import {QuestPlan} from './quest-sync';
-import {questStart, readQuest} from './quest-streams';
-import {ANSWERS_FIELD, CURSOR_FIELD, JsonSchema, WINDOW_START_FIELD} from './schema';
-import {combinedState, questStatesOf} from './state';
-import {StreamDefinition, streamRef} from './streams';
+import {findQuestInaccessible} from '../../api/api-error';
+import {connectorError, errorMessage, failureTypeOf, isAuthFailure} from '../../core/errors';
+import {StreamCheckpoints} from '../state/checkpoints';
+import {QuestPlan} from '../windows/quest-sync';
+import {questStart, readQuest} from './quest-stream';
+import {ANSWERS_FIELD, CURSOR_FIELD, JsonSchema, WINDOW_START_FIELD} from './record-columns';
+import {combinedState, questStatesOf} from '../state/stream-state';
+import {StreamDefinition, streamRef} from './stream-definition';
 
 /** The combined layout's one stream: every quest's responses, their answers in one object. */
 export const RESPONSES_STREAM = 'responses';

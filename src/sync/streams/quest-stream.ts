@@ -1,12 +1,11 @@
-import {SEPARATORS} from '../core/config';
-import {LIMITS} from '../core/limits';
-import {DAY_MS, formatUtcTimestamp} from '../core/time';
-import {QuestCheckpoints, QuestProgress, StreamCheckpoints} from './checkpoints';
-import {QuestPlan, QuestSync} from './quest-sync';
-import {CONNECTOR_FIELDS, questIdFromStreamName} from './schema';
-import {cursorOf, densityOf, perQuestState, recordedExportsOf} from './state';
-import {ConfiguredStream, ReadContext, ReadEnv, StreamDefinition, streamRef} from './streams';
-import {sinceForStartDate} from './windows';
+import {SEPARATORS} from '../../core/config';
+import {LIMITS} from '../../core/limits';
+import {DAY_MS, formatUtcTimestamp, sinceForStartDate} from '../../core/time';
+import {QuestCheckpoints, QuestProgress, StreamCheckpoints} from '../state/checkpoints';
+import {QuestPlan, QuestSync} from '../windows/quest-sync';
+import {CONNECTOR_FIELDS, questIdFromStreamName} from './record-columns';
+import {cursorOf, densityOf, perQuestState, recordedExportsOf} from '../state/stream-state';
+import {ConfiguredStream, ReadContext, ReadEnv, StreamDefinition, streamRef} from './stream-definition';
 
 /** Where a quest's read starts: from its state (less any lookback), or just before start_date. */
 export function questStart(

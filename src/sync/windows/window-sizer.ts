@@ -1,6 +1,5 @@
-import {LIMITS} from '../core/limits';
-import {DAY_MS, formatDuration, TimeWindow} from '../core/time';
-import {spanOf} from './windows';
+import {LIMITS} from '../../core/limits';
+import {DAY_MS, formatDuration, spanOf, TimeWindow} from '../../core/time';
 
 /** A window may grow at most this much over the one before it while exports come back sparse. */
 export const GROWTH = 8;

@@ -1,11 +1,11 @@
 import {AirbyteLogger} from 'faros-airbyte-cdk/lib/logger';
 
-import {RequestContext} from '../api/api-error';
-import {QuestbackConfig} from '../core/config';
-import {Runtime} from '../core/runtime';
-import {Connection} from './connection';
-import {StreamRef, SyncOutput} from './output-port';
-import {ExportSlots} from './scheduler';
+import {RequestContext} from '../../api/api-error';
+import {QuestbackConfig} from '../../core/config';
+import {Runtime} from '../../core/runtime';
+import {Connection} from '../commands/connection';
+import {StreamRef, SyncOutput} from '../output-port';
+import {ExportSlots} from '../exports/export-slots';
 
 /** A stream of the configured catalog, as far as the reader needs it. */
 export interface ConfiguredStream {

@@ -1,6 +1,5 @@
-import {LIMITS} from '../core/limits';
-import {formatDuration, TimeWindow} from '../core/time';
-import {spanOf} from './windows';
+import {LIMITS} from '../../core/limits';
+import {formatDuration, spanOf, TimeWindow} from '../../core/time';
 
 /** Something that stopped an export of a window from ending in a whole file. */
 export type Setback =

@@ -1,11 +1,11 @@
 import {AirbyteLogger} from 'faros-airbyte-cdk/lib/logger';
 
-import {mapLimited} from '../core/concurrency';
-import {QuestbackConfig} from '../core/config';
-import {Runtime} from '../core/runtime';
+import {mapLimited} from '../../core/concurrency';
+import {QuestbackConfig} from '../../core/config';
+import {Runtime} from '../../core/runtime';
 import {Connection} from './connection';
-import {probeHeader} from './header-probe';
-import {Column, recordColumns, typeColumns} from './schema';
+import {probeHeader} from '../streams/header-sample';
+import {Column, recordColumns, typeColumns} from '../streams/record-columns';
 
 export interface DiscoveredQuest {
   questId: string;

@@ -1,17 +1,16 @@
 import {AirbyteLogger} from 'faros-airbyte-cdk/lib/logger';
 
-import {findQuestInaccessible} from '../api/api-error';
-import {DownloadCutOff} from '../api/download';
-import {QuestbackConfig, SEPARATORS} from '../core/config';
-import {connectorError, errorMessage, failureTypeOf} from '../core/errors';
-import {LIMITS} from '../core/limits';
-import {Runtime} from '../core/runtime';
-import {DAY_MS, describeWindow, formatDuration, TimeWindow} from '../core/time';
-import {readCsv} from '../csv/reader';
-import {Connection} from './connection';
-import {awaitExport, createExport, JobContext} from './export-job';
-import {describeSetback} from './export-policy';
-import {sinceForStartDate} from './windows';
+import {findQuestInaccessible} from '../../api/api-error';
+import {DownloadCutOff} from '../../api/download';
+import {QuestbackConfig, SEPARATORS} from '../../core/config';
+import {connectorError, errorMessage, failureTypeOf} from '../../core/errors';
+import {LIMITS} from '../../core/limits';
+import {Runtime} from '../../core/runtime';
+import {DAY_MS, describeWindow, formatDuration, sinceForStartDate, TimeWindow} from '../../core/time';
+import {readCsv} from '../../csv/reader';
+import {Connection} from '../commands/connection';
+import {awaitExport, createExport, JobContext} from '../exports/export-job';
+import {describeSetback} from '../exports/export-policy';
 
 /** Sample windows, widened in turn until an export has a header: a day, a month, then everything since start_date. */
 const SAMPLE_SPANS_MS = [DAY_MS, 30 * DAY_MS, Infinity];

@@ -1,17 +1,17 @@
 import {setMaxListeners} from 'events';
 import {AirbyteLogger} from 'faros-airbyte-cdk/lib/logger';
 
-import {ExportApi} from '../api/client';
-import {ColumnNames} from '../core/config';
-import {connectorError} from '../core/errors';
-import {Runtime} from '../core/runtime';
-import {describeWindow, formatDuration, formatUtcTimestamp, TimeWindow} from '../core/time';
-import {CsvReadOptions} from '../csv/reader';
-import {QuestCheckpoints, RecordedExport} from './checkpoints';
-import {decide, describeSetback, PieceRecord, Setback, WindowBudget} from './export-policy';
-import {awaitExport, createExport, JobContext, JobResult} from './export-job';
-import {RowWriter, StreamRef, SyncOutput} from './output-port';
-import {ExportSlots, Priority, Slot, SlotRequest} from './scheduler';
+import {ExportApi} from '../../api/client';
+import {ColumnNames} from '../../core/config';
+import {connectorError} from '../../core/errors';
+import {Runtime} from '../../core/runtime';
+import {describeWindow, formatDuration, formatUtcTimestamp, splitWindow, TimeWindow} from '../../core/time';
+import {CsvReadOptions} from '../../csv/reader';
+import {QuestCheckpoints, RecordedExport} from '../state/checkpoints';
+import {decide, describeSetback, PieceRecord, Setback, WindowBudget} from '../exports/export-policy';
+import {awaitExport, createExport, JobContext, JobResult} from '../exports/export-job';
+import {RowWriter, StreamRef, SyncOutput} from '../output-port';
+import {ExportSlots, Priority, Slot, SlotRequest} from '../exports/export-slots';
 import {
   ANSWERS_FIELD,
   answerKeys,
@@ -22,10 +22,9 @@ import {
   recordColumns,
   responseIdColumn,
   WINDOW_START_FIELD,
-} from './schema';
-import {DensityHint, SizingOptions, WindowSizer} from './sizing';
-import {readExportFile, ReadOutcome, WindowFiles} from './window-reader';
-import {splitWindow} from './windows';
+} from '../streams/record-columns';
+import {DensityHint, SizingOptions, WindowSizer} from './window-sizer';
+import {readExportFile, ReadOutcome, WindowFiles} from './file-reader';
 
 /** Windows of one quest generated ahead of the one being read, when its density is known. */
 const LOOKAHEAD = 2;

@@ -1,6 +1,6 @@
-import {ColumnNames} from '../core/config';
-import {parseUtcTimestamp} from '../core/time';
-import {columnsFromHeader} from '../csv/header';
+import {ColumnNames} from '../../core/config';
+import {parseUtcTimestamp} from '../../core/time';
+import {columnsFromHeader} from '../../csv/header';
 import {warehouseNames} from './column-names';
 
 /** Fields the connector adds to every record, beside the quest's CSV columns. */

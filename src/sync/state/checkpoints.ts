@@ -1,6 +1,6 @@
-import {TimeWindow} from '../core/time';
-import {StreamRef, SyncOutput} from './output-port';
-import {DensityHint} from './sizing';
+import {TimeWindow} from '../../core/time';
+import {StreamRef, SyncOutput} from '../output-port';
+import {DensityHint} from '../windows/window-sizer';
 
 /** An export created by this or an earlier attempt, kept in the state so a later attempt can re-use its file. */
 export interface RecordedExport {

@@ -1,14 +1,14 @@
 import {createHash} from 'crypto';
 
-import {mapLimited} from '../core/concurrency';
-import {QuestbackConfig} from '../core/config';
-import {formatUtcTimestamp, parseUtcTimestamp} from '../core/time';
-import {probeHeader} from './header-probe';
-import {StreamRef} from './output-port';
-import {Priority} from './scheduler';
-import {answerKeys, JsonSchema, recordColumns} from './schema';
-import {cursorOf} from './state';
-import {ReadEnv, StreamDefinition, streamRef} from './streams';
+import {mapLimited} from '../../core/concurrency';
+import {QuestbackConfig} from '../../core/config';
+import {formatUtcTimestamp, parseUtcTimestamp} from '../../core/time';
+import {probeHeader} from './header-sample';
+import {StreamRef} from '../output-port';
+import {Priority} from '../exports/export-slots';
+import {answerKeys, JsonSchema, recordColumns} from './record-columns';
+import {cursorOf} from '../state/stream-state';
+import {ReadEnv, StreamDefinition, streamRef} from './stream-definition';
 
 /** The stream that maps every column of every quest to the header text it came from. */
 export const COLUMNS_STREAM = 'columns';

@@ -1,18 +1,26 @@
 import {setMaxListeners} from 'events';
 import {AirbyteLogger} from 'faros-airbyte-cdk/lib/logger';
 
-import {findQuestInaccessible} from '../api/api-error';
-import {exportSettings} from '../api/client';
-import {Cancelled, connectorError, errorMessage, isAuthFailure} from '../core/errors';
-import {columnsStream} from './columns-stream';
-import {StreamRef, SyncOutput} from './output-port';
-import {questStreams} from './quest-streams';
-import {responsesStream} from './responses-stream';
-import {ExportSlots} from './scheduler';
-import {exportFingerprint} from './state';
-import {ConfiguredStream, HeaderBoard, ReadContext, ReadEnv, StreamDefinition, StreamRead, streamRef} from './streams';
+import {findQuestInaccessible} from '../../api/api-error';
+import {exportSettings} from '../../api/client';
+import {Cancelled, connectorError, errorMessage, isAuthFailure} from '../../core/errors';
+import {columnsStream} from '../streams/columns-stream';
+import {StreamRef, SyncOutput} from '../output-port';
+import {questStreams} from '../streams/quest-stream';
+import {responsesStream} from '../streams/responses-stream';
+import {ExportSlots} from '../exports/export-slots';
+import {exportFingerprint} from '../state/stream-state';
+import {
+  ConfiguredStream,
+  HeaderBoard,
+  ReadContext,
+  ReadEnv,
+  StreamDefinition,
+  StreamRead,
+  streamRef,
+} from '../streams/stream-definition';
 
-export type {ConfiguredStream, ReadContext} from './streams';
+export type {ConfiguredStream, ReadContext} from '../streams/stream-definition';
 
 /** The kinds of stream a read knows, looked up by each configured stream's name. */
 const DEFINITIONS: readonly StreamDefinition[] = [questStreams, responsesStream, columnsStream];

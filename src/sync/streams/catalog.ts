@@ -2,10 +2,10 @@ import {AirbyteLogger} from 'faros-airbyte-cdk/lib/logger';
 import {AirbyteStreamBase} from 'faros-airbyte-cdk/lib/sources/streams/stream-base';
 import VError from 'verror';
 
-import {QuestbackConfig} from './core/config';
-import {COLUMNS_CURSOR, COLUMNS_KEY, COLUMNS_STREAM, columnsSchema} from './sync/columns-stream';
-import {RESPONSES_KEY, RESPONSES_STREAM, responsesSchema} from './sync/responses-stream';
-import {Column, CURSOR_FIELD, JsonSchema, questSchema, responseIdColumn, streamNameFor} from './sync/schema';
+import {QuestbackConfig} from '../../core/config';
+import {COLUMNS_CURSOR, COLUMNS_KEY, COLUMNS_STREAM, columnsSchema} from './columns-stream';
+import {RESPONSES_KEY, RESPONSES_STREAM, responsesSchema} from './responses-stream';
+import {Column, CURSOR_FIELD, JsonSchema, questSchema, responseIdColumn, streamNameFor} from './record-columns';
 
 // The streams as the kit sees them, for the catalog. The kit's stream base loads faros-js-client (about
 // 0.3 s of CPU at every start), so index.ts loads this module only where a catalog is built.

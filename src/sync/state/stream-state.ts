@@ -1,11 +1,11 @@
 import {createHash} from 'crypto';
 
-import {ExportSettings} from '../api/client';
-import {connectorError} from '../core/errors';
-import {formatUtcTimestamp, parseUtcTimestamp} from '../core/time';
+import {ExportSettings} from '../../api/client';
+import {connectorError} from '../../core/errors';
+import {formatUtcTimestamp, parseUtcTimestamp} from '../../core/time';
 import {QuestProgress, RecordedExport, StateCodec} from './checkpoints';
-import {CURSOR_FIELD} from './schema';
-import {DensityHint} from './sizing';
+import {CURSOR_FIELD} from '../streams/record-columns';
+import {DensityHint} from '../windows/window-sizer';
 
 /**
  * A quest stream's state: every response created up to `cursor` (inclusive) has been emitted. It
