@@ -1,11 +1,6 @@
 import {Command} from 'commander';
 import {AirbyteLogger} from 'faros-airbyte-cdk/lib/logger';
-import {
-  AirbyteCatalogMessage,
-  AirbyteConnectionStatus,
-  AirbyteConnectionStatusMessage,
-  AirbyteSpec,
-} from 'faros-airbyte-cdk/lib/protocol';
+import {AirbyteCatalogMessage, AirbyteSpec} from 'faros-airbyte-cdk/lib/protocol';
 import fs from 'fs';
 import VError from 'verror';
 
@@ -18,7 +13,7 @@ import {SyncOutput} from '../sync/output-port';
 import {ConfiguredStream} from '../sync/commands/read';
 import {parseStateInput} from '../sync/state/stream-state';
 import {AirbyteOutput} from './airbyte-output';
-import {errorTrace} from './messages';
+import {connectionStatus, errorTrace} from './messages';
 import {MessageWriter} from './output';
 
 /** The connector's operations, as the command line runs them. */
@@ -128,6 +123,10 @@ export function buildCommand(connector: Connector, env: CliEnvironment): Command
   const program = new Command().name('main').description('Airbyte source for the Questback Public Data Export API');
   program.exitOverride();
 
+  /** A command that reads the config file. */
+  const withConfig = (name: string, description: string): Command =>
+    program.command(name).description(description).requiredOption('--config <path>', 'config JSON file');
+
   program
     .command('spec')
     .description('print the connector specification')
@@ -136,44 +135,31 @@ export function buildCommand(connector: Connector, env: CliEnvironment): Command
       await finish(0);
     });
 
-  program
-    .command('check')
-    .description('check the addresses, the credentials and access to every quest')
-    .requiredOption('--config <path>', 'config JSON file')
-    .action(async (opts: {config: string}) => {
+  withConfig('check', 'check the addresses, the credentials and access to every quest').action(
+    async (opts: {config: string}) => {
       let result: CheckResult;
       try {
         result = await connector.check(loadConfig(opts.config));
       } catch (err) {
         result = {ok: false, message: errorMessage(err)};
       }
-      await writer.write(
-        new AirbyteConnectionStatusMessage(
-          result.ok
-            ? {status: AirbyteConnectionStatus.SUCCEEDED}
-            : {status: AirbyteConnectionStatus.FAILED, message: result.message}
-        )
-      );
+      await writer.write(connectionStatus(result));
       await finish(0);
-    });
+    }
+  );
 
-  program
-    .command('discover')
-    .description('list one stream per quest, with its columns')
-    .requiredOption('--config <path>', 'config JSON file')
-    .action(async (opts: {config: string}) => {
+  withConfig('discover', 'list the streams of the configured quests, with their columns').action(
+    async (opts: {config: string}) => {
       try {
         await writer.write(await connector.discover(loadConfig(opts.config)));
         await finish(0);
       } catch (err) {
         await fail(err);
       }
-    });
+    }
+  );
 
-  program
-    .command('read')
-    .description('export the configured quests as records with per-stream state')
-    .requiredOption('--config <path>', 'config JSON file')
+  withConfig('read', 'export the configured quests as records with per-stream state')
     .requiredOption('--catalog <path>', 'configured catalog JSON file')
     .option('--state <path>', 'state JSON file')
     .action(async (opts: {config: string; catalog: string; state?: string}) => {
