@@ -1,7 +1,7 @@
 // CAT "spec" group, replicated on the built bin/main.
 
 import {DEFAULTS, parseConfig, SEPARATORS} from '../../src/core/config';
-import {simConfig} from '../helpers/fixtures';
+import {REQUIRED_OPTIONS, simConfig} from '../helpers/fixtures';
 import {runConnector, RunResult} from '../helpers/connector';
 import {Simulator, startSimulator} from '../../simulator';
 import {
@@ -133,12 +133,7 @@ describe('spec form agrees with the config code', () => {
   const form = spec.connectionSpecification;
   const props = form.properties as Record<string, SchemaNode>;
   const NOW = Date.parse('2026-06-01T00:00:00Z');
-  const base = {
-    client_id: 'id',
-    client_secret: 'secret',
-    quest_ids: ['1b4e28ba-2fa1-11d2-883f-0016d3cca427'],
-    start_date: '2024-01-01T00:00:00Z',
-  };
+  const base = REQUIRED_OPTIONS;
   const accepts = (key: string, value: unknown): boolean => {
     try {
       parseConfig({...base, [key]: value}, NOW);

@@ -6,6 +6,14 @@ import {AirbyteMessageJson} from './protocol';
 /** The stream the connector names after a quest. */
 export const streamOf = (questId: string): string => `quest_${questId.replace(/-/g, '_')}`;
 
+/** A config of the required options only (no service behind it). */
+export const REQUIRED_OPTIONS = {
+  client_id: 'id',
+  client_secret: 'secret',
+  quest_ids: ['1b4e28ba-2fa1-11d2-883f-0016d3cca427'],
+  start_date: '2024-01-01T00:00:00Z',
+};
+
 /** A connector config for a running simulator, with the connector's defaults and a start_date 40 days back. */
 export function simConfig(sim: Simulator, overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {...connectorConfig(sim), start_date: new Date(Date.now() - 40 * 86_400_000).toISOString(), ...overrides};

@@ -6,14 +6,10 @@ import addFormats from 'ajv-formats';
 
 import {parseConfig} from '../../src/core/config';
 import {connectorSpec, violation} from '../../src/core/spec';
+import {REQUIRED_OPTIONS} from '../helpers/fixtures';
 
 const NOW = Date.parse('2026-06-01T00:00:00Z');
-const BASE = {
-  client_id: 'id',
-  client_secret: 'secret',
-  quest_ids: ['1b4e28ba-2fa1-11d2-883f-0016d3cca427'],
-  start_date: '2024-01-01T00:00:00Z',
-};
+const BASE = REQUIRED_OPTIONS;
 
 function messageOf(config: Record<string, unknown>): string {
   try {
