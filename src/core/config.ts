@@ -4,7 +4,7 @@ import {SecretScrubber} from './secrets';
 import {connectorSpec, violation} from './spec';
 
 /**
- * "warehouse" (default): names made from each header text alone (sync/column-names.ts), stable across
+ * "warehouse" (default): names made from each header text alone (sync/streams/column-names.ts), stable across
  * survey edits. "survey": the header texts as they are; long texts sharing their first 63 characters
  * clash in Postgres, which can fail Airbyte's Postgres destination.
  */
