@@ -3,6 +3,7 @@ import {RecordShape} from '../sync/output-port';
 const QUOTE = 34;
 const BACKSLASH = 92;
 const HEX = Buffer.from('0123456789abcdef');
+const NULL = Buffer.from('null');
 /** The letter JSON escapes a control character with (`\n`), by code; 0 for those written as `\u00XX`. */
 const SHORT_ESCAPE = new Uint8Array(32);
 for (const [code, letter] of [
@@ -102,43 +103,67 @@ function writeJsonString(text: string, from: number, to: number, buf: Buffer, po
 /** A step of writing one record: bytes that are the same in every record, or cells of the row under their keys. */
 type Step =
   | {kind: 'literal'; bytes: Buffer}
-  /** Cells by index, each as `key` + its JSON string, or as `nullKey` when empty or missing. */
-  | {kind: 'cells'; indexes: Int32Array; keys: Buffer[]; nullKeys: Buffer[]}
+  /** The cells from index `from` on, each as `key` + its JSON string, or as `nullKey` when empty or missing. */
+  | {kind: 'cells'; from: number; keys: Buffer[]; nullKeys: Buffer[]}
   /** One cell as `key` + its JSON string, also when empty ("" then); `nullKey` when the row lacks it. */
   | {kind: 'text'; index: number; key: Buffer; nullKey: Buffer};
 
-/** A shape compiled into steps: keys escaped once, the constants and braces merged into literals. */
-function compile(shape: RecordShape): {steps: Step[]; fixedBytes: number; slots: number; repeats: number} {
+interface Compiled {
+  steps: Step[];
+  /** Bytes of a record without its cells' text; values it holds (each at most two quotes). */
+  fixedBytes: number;
+  slots: number;
+  /** The most times one cell is written in a record. */
+  repeats: number;
+  /** Some step starts at a cell other than the first: each row's cell offsets are needed. */
+  offsets: boolean;
+}
+
+/**
+ * A shape compiled into steps: keys escaped once, the constants and braces merged into literals, and
+ * fields of consecutive cells merged into one run (a quest stream's row is one run and one literal).
+ */
+function compile(shape: RecordShape): Compiled {
   const steps: Step[] = [];
   let literal = '';
+  let run: {from: number; keys: string[]} | undefined;
   const flush = (): void => {
-    if (literal) steps.push({kind: 'literal', bytes: Buffer.from(literal)});
+    if (run) {
+      const keys = run.keys.map((k) => Buffer.from(k));
+      steps.push({kind: 'cells', from: run.from, keys, nullKeys: keys.map((k) => Buffer.concat([k, NULL]))});
+    } else if (literal) steps.push({kind: 'literal', bytes: Buffer.from(literal)});
+    run = undefined;
     literal = '';
+  };
+  const cell = (index: number, key: string): void => {
+    if (literal || (run && run.from + run.keys.length !== index)) flush();
+    run ??= {from: index, keys: []};
+    run.keys.push(key);
   };
   const key = (name: string, first: boolean): string => `${first ? '' : ','}${JSON.stringify(name)}:`;
   const uses = new Map<number, number>();
   const use = (index: number): void => void uses.set(index, (uses.get(index) ?? 0) + 1);
   shape.fields.forEach((field, f) => {
     const head = key(field.name, f === 0);
+    // A run of cells ends at any other field; constants and braces gather into one literal.
+    if (run && field.kind !== 'cell') flush();
     if (field.kind === 'constant') {
       literal += head + JSON.stringify(field.value);
-      return;
-    }
-    if (field.kind === 'cells') literal += `${head}{`;
-    flush();
-    if (field.kind === 'text') {
+    } else if (field.kind === 'text') {
+      flush();
       use(field.index);
       steps.push({kind: 'text', index: field.index, key: Buffer.from(head), nullKey: Buffer.from(`${head}null`)});
-      return;
+    } else if (field.kind === 'cell') {
+      use(field.index);
+      cell(field.index, head);
+    } else {
+      literal += `${head}{`;
+      field.keys.forEach((k, i) => (use(i), cell(i, key(k, i === 0))));
+      flush();
+      literal += '}';
     }
-    const names = field.kind === 'cell' ? [head] : field.keys.map((k, i) => key(k, i === 0));
-    const indexes = field.kind === 'cell' ? [field.index] : field.keys.map((_, i) => i);
-    indexes.forEach(use);
-    const keys = names.map((name) => Buffer.from(name));
-    const nullKeys = keys.map((k) => Buffer.concat([k, Buffer.from('null')]));
-    steps.push({kind: 'cells', indexes: Int32Array.from(indexes), keys, nullKeys});
-    if (field.kind === 'cells') literal += '}';
   });
+  if (run) flush();
   literal += '}}}\n';
   flush();
   let fixedBytes = 0;
@@ -153,7 +178,8 @@ function compile(shape: RecordShape): {steps: Step[]; fixedBytes: number; slots:
       slots += step.keys.length;
     }
   }
-  return {steps, fixedBytes, slots, repeats: Math.max(1, ...uses.values())};
+  const offsets = steps.some((step) => step.kind === 'text' || (step.kind === 'cells' && step.from > 0));
+  return {steps, fixedBytes, slots, repeats: Math.max(1, ...uses.values()), offsets};
 }
 
 /**
@@ -164,25 +190,16 @@ function compile(shape: RecordShape): {steps: Step[]; fixedBytes: number; slots:
  * line and a second encoding pass over it.
  */
 export class RecordEncoder {
-  private readonly steps: readonly Step[];
+  private readonly compiled: Compiled;
   private readonly prefix: string;
-  private readonly fixedBytes: number;
-  /** Values a record holds (each at most two quotes), and the most times one cell is written in it. */
-  private readonly slots: number;
-  private readonly repeats: number;
-  /** Where each cell of the row being written starts in the packed text. */
+  /** Where each cell of the row being written starts in the packed text (when a step needs it). */
   private starts = new Int32Array(64);
 
   constructor(readonly shape: RecordShape) {
     const {stream} = shape;
     const namespace = stream.namespace ? `"namespace":${JSON.stringify(stream.namespace)},` : '';
     this.prefix = `{"type":"RECORD","record":{${namespace}"stream":${JSON.stringify(stream.name)},"emitted_at":`;
-    const compiled = compile(shape);
-    this.steps = compiled.steps;
-    this.slots = compiled.slots;
-    this.repeats = compiled.repeats;
-    // The head's time stamp has at most 16 digits until the year 2286; `,"data":{` is 9 bytes.
-    this.fixedBytes = Buffer.byteLength(this.prefix) + 16 + 9 + compiled.fixedBytes;
+    this.compiled = compile(shape);
   }
 
   /**
@@ -191,7 +208,9 @@ export class RecordEncoder {
    */
   encode(packed: PackedRows, emittedAt: number, batchBytes: number): Uint8Array[] {
     const {text, lengths} = packed;
-    const steps = this.steps;
+    const {steps, slots, repeats, offsets} = this.compiled;
+    // The head's time stamp has at most 16 digits until the year 2286; `,"data":{` is 9 bytes.
+    const fixedBytes = Buffer.byteLength(this.prefix) + 16 + 9 + this.compiled.fixedBytes;
     const head = Buffer.from(`${this.prefix}${emittedAt},"data":{`);
     const out: Uint8Array[] = [];
     let buf = Buffer.allocUnsafeSlow(batchBytes);
@@ -200,15 +219,15 @@ export class RecordEncoder {
     let pos = 0;
     for (let r = 0; r < packed.rows; r++) {
       const cells = lengths[k];
-      if (cells > this.starts.length) this.starts = new Int32Array(Math.max(cells, 2 * this.starts.length));
+      if (offsets && cells > this.starts.length) this.starts = new Int32Array(Math.max(cells, 2 * this.starts.length));
       const starts = this.starts;
       let chars = 0;
       for (let i = 0; i < cells; i++) {
-        starts[i] = pos + chars;
+        if (offsets) starts[i] = pos + chars;
         chars += lengths[k + 1 + i];
       }
       // A UTF-16 unit is at most 3 bytes of UTF-8, or 6 when JSON escapes it (\u001f).
-      const most = this.fixedBytes + 2 * this.slots + 6 * this.repeats * chars;
+      const most = fixedBytes + 2 * slots + 6 * repeats * chars;
       if (at + most > buf.length) {
         if (at > 0) out.push(buf.subarray(0, at));
         buf = Buffer.allocUnsafeSlow(Math.max(batchBytes, most));
@@ -222,9 +241,10 @@ export class RecordEncoder {
           buf.set(step.bytes, at);
           at += step.bytes.length;
         } else if (step.kind === 'cells') {
-          const {indexes, keys, nullKeys} = step;
-          for (let j = 0; j < indexes.length; j++) {
-            const i = indexes[j];
+          const {from, keys, nullKeys} = step;
+          let p = from === 0 ? pos : starts[from];
+          for (let j = 0; j < keys.length; j++) {
+            const i = from + j;
             const len = i < cells ? lengths[k + 1 + i] : 0;
             if (len === 0) {
               const key = nullKeys[j];
@@ -234,7 +254,8 @@ export class RecordEncoder {
             }
             const key = keys[j];
             buf.set(key, at);
-            at = writeJsonString(text, starts[i], starts[i] + len, buf, at + key.length);
+            at = writeJsonString(text, p, p + len, buf, at + key.length);
+            p += len;
           }
         } else if (step.index < cells) {
           buf.set(step.key, at);
