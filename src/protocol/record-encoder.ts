@@ -1,3 +1,4 @@
+import {keyedHash} from '../core/keyed-hash';
 import {RecordShape} from '../sync/output-port';
 
 const QUOTE = 34;
@@ -106,27 +107,65 @@ type Step =
   /** The cells from index `from` on, each as `key` + its JSON string, or as `nullKey` when empty or missing. */
   | {kind: 'cells'; from: number; keys: Buffer[]; nullKeys: Buffer[]}
   /** One cell as `key` + its JSON string, also when empty ("" then); `nullKey` when the row lacks it. */
-  | {kind: 'text'; index: number; key: Buffer; nullKey: Buffer};
+  | {kind: 'text'; index: number; key: Buffer; nullKey: Buffer}
+  /** One cell as `key` + its keyed hash, or as `nullKey` when empty or missing. */
+  | {kind: 'hash'; index: number; key: Buffer; nullKey: Buffer};
 
-interface Compiled {
+/** Steps and what bounds the bytes they write for a row. */
+interface Steps {
   steps: Step[];
   /** Bytes of a record without its cells' text; values it holds (each at most two quotes). */
   fixedBytes: number;
   slots: number;
+}
+
+/** A cell of a long shape's records: the bytes of its column's constants, and whether it is hashed. */
+interface AnswerStep {
+  index: number;
+  constants: Buffer;
+  hash: boolean;
+}
+
+interface Compiled extends Steps {
+  /** The steps after the answer's fields, with the record's end; the answers (long shapes only). */
+  answer?: {cells: AnswerStep[]; value: Buffer; number: Buffer; after: Steps};
   /** The most times one cell is written in a record. */
   repeats: number;
   /** Some step starts at a cell other than the first: each row's cell offsets are needed. */
   offsets: boolean;
 }
 
+/** HMAC-SHA-256 in hex and its quotes. */
+const HASH_BYTES = 66;
+
+function bounded(steps: Step[]): Steps {
+  let fixedBytes = 0;
+  let slots = 0;
+  for (const step of steps) {
+    if (step.kind === 'literal') fixedBytes += step.bytes.length;
+    else if (step.kind === 'text') {
+      fixedBytes += step.nullKey.length;
+      slots++;
+    } else if (step.kind === 'hash') fixedBytes += step.nullKey.length + HASH_BYTES;
+    else {
+      fixedBytes += step.nullKeys.reduce((sum, k) => sum + k.length, 0);
+      slots += step.keys.length;
+    }
+  }
+  return {steps, fixedBytes, slots};
+}
+
 /**
  * A shape compiled into steps: keys escaped once, the constants and braces merged into literals, and
  * fields of consecutive cells merged into one run (a quest stream's row is one run and one literal).
+ * A long shape's fields before its answer are one list of steps, those after it another.
  */
 function compile(shape: RecordShape): Compiled {
-  const steps: Step[] = [];
+  let steps: Step[] = [];
   let literal = '';
   let run: {from: number; keys: string[]} | undefined;
+  let first = true;
+  let answer: {cells: AnswerStep[]; value: Buffer; number: Buffer; before: Step[]} | undefined;
   const flush = (): void => {
     if (run) {
       const keys = run.keys.map((k) => Buffer.from(k));
@@ -140,46 +179,89 @@ function compile(shape: RecordShape): Compiled {
     run ??= {from: index, keys: []};
     run.keys.push(key);
   };
-  const key = (name: string, first: boolean): string => `${first ? '' : ','}${JSON.stringify(name)}:`;
+  const key = (name: string): string => {
+    const head = `${first ? '' : ','}${JSON.stringify(name)}:`;
+    first = false;
+    return head;
+  };
   const uses = new Map<number, number>();
   const use = (index: number): void => void uses.set(index, (uses.get(index) ?? 0) + 1);
-  shape.fields.forEach((field, f) => {
-    const head = key(field.name, f === 0);
+  const single = (kind: 'text' | 'hash', index: number, head: string): void => {
+    flush();
+    use(index);
+    steps.push({kind, index, key: Buffer.from(head), nullKey: Buffer.from(`${head}null`)});
+  };
+  for (const field of shape.fields) {
     // A run of cells ends at any other field; constants and braces gather into one literal.
-    if (run && field.kind !== 'cell') flush();
-    if (field.kind === 'constant') {
-      literal += head + JSON.stringify(field.value);
+    if (run && (field.kind !== 'cell' || field.hash)) flush();
+    if (field.kind === 'answer') {
+      if (answer) continue; // one per shape, as shapeRecords reads it
+      flush();
+      const cells = field.cells.map((c) => {
+        const saved = first;
+        const constants = c.constants.map((k) => key(k.name) + JSON.stringify(k.value)).join('');
+        first = saved;
+        use(c.index);
+        return {index: c.index, constants: Buffer.from(constants), hash: c.hash === true};
+      });
+      // Every cell's constants have the same names; after them no key is the first.
+      first = first && !field.cells.some((c) => c.constants.length > 0);
+      answer = {cells, value: Buffer.from(key(field.value)), number: Buffer.from(key(field.number)), before: steps};
+      steps = [];
+    } else if (field.kind === 'constant') {
+      literal += key(field.name) + JSON.stringify(field.value);
     } else if (field.kind === 'text') {
-      flush();
-      use(field.index);
-      steps.push({kind: 'text', index: field.index, key: Buffer.from(head), nullKey: Buffer.from(`${head}null`)});
+      single('text', field.index, key(field.name));
     } else if (field.kind === 'cell') {
-      use(field.index);
-      cell(field.index, head);
+      if (field.hash) single('hash', field.index, key(field.name));
+      else {
+        use(field.index);
+        cell(field.index, key(field.name));
+      }
     } else {
-      literal += `${head}{`;
-      field.keys.forEach((k, i) => (use(i), cell(i, key(k, i === 0))));
+      literal += `${key(field.name)}{`;
+      first = true;
+      for (const c of field.cells) {
+        if (c.hash) single('hash', c.index, key(c.key));
+        else {
+          use(c.index);
+          cell(c.index, key(c.key));
+        }
+      }
       flush();
+      first = false;
       literal += '}';
     }
-  });
+  }
   if (run) flush();
   literal += '}}}\n';
   flush();
-  let fixedBytes = 0;
-  let slots = 0;
-  for (const step of steps) {
-    if (step.kind === 'literal') fixedBytes += step.bytes.length;
-    else if (step.kind === 'text') {
-      fixedBytes += step.nullKey.length;
-      slots++;
-    } else {
-      fixedBytes += step.nullKeys.reduce((sum, k) => sum + k.length, 0);
-      slots += step.keys.length;
-    }
-  }
-  const offsets = steps.some((step) => step.kind === 'text' || (step.kind === 'cells' && step.from > 0));
-  return {steps, fixedBytes, slots, repeats: Math.max(1, ...uses.values()), offsets};
+  const repeats = Math.max(1, ...uses.values());
+  const all = [...(answer?.before ?? []), ...steps];
+  const offsets =
+    answer !== undefined ||
+    all.some((s) => s.kind === 'text' || s.kind === 'hash' || (s.kind === 'cells' && s.from > 0));
+  if (!answer) return {...bounded(steps), repeats, offsets};
+  const {cells, value, number, before} = answer;
+  return {...bounded(before), answer: {cells, value, number, after: bounded(steps)}, repeats, offsets};
+}
+
+/** Whether text[from, to) is a plain decimal number (PLAIN_NUMBER), checked without a slice. */
+function isPlainNumber(text: string, from: number, to: number): boolean {
+  let i = from;
+  if (text.charCodeAt(i) === 45) i++; // -
+  const digits = (): number => {
+    const start = i;
+    while (i < to && text.charCodeAt(i) >= 48 && text.charCodeAt(i) <= 57) i++;
+    return i - start;
+  };
+  const first = text.charCodeAt(i);
+  const whole = digits();
+  if (whole === 0 || (whole > 1 && first === 48)) return false;
+  if (i === to) return true;
+  if (text.charCodeAt(i) !== 46) return false; // .
+  i++;
+  return digits() > 0 && i === to;
 }
 
 /**
@@ -187,19 +269,24 @@ function compile(shape: RecordShape): Compiled {
  * encoded as UTF-8 straight into output buffers. The parts that are the same for every record
  * (stream name and namespace, escaped keys, constants) are encoded once, and each cell is escaped and
  * encoded in one pass: a row costs a copy per part instead of a JSON string per cell, a concatenated
- * line and a second encoding pass over it.
+ * line and a second encoding pass over it. A long shape writes a row's fields before its answer once,
+ * and copies them into the record of each of its answers.
  */
 export class RecordEncoder {
   private readonly compiled: Compiled;
   private readonly prefix: string;
+  private readonly salt: string;
   /** Where each cell of the row being written starts in the packed text (when a step needs it). */
   private starts = new Int32Array(64);
+  /** A long shape's row: its record's start, written once per row. */
+  private rowHead = Buffer.allocUnsafeSlow(1024);
 
   constructor(readonly shape: RecordShape) {
     const {stream} = shape;
     const namespace = stream.namespace ? `"namespace":${JSON.stringify(stream.namespace)},` : '';
     this.prefix = `{"type":"RECORD","record":{${namespace}"stream":${JSON.stringify(stream.name)},"emitted_at":`;
     this.compiled = compile(shape);
+    this.salt = shape.hashSalt ?? '';
   }
 
   /**
@@ -208,13 +295,19 @@ export class RecordEncoder {
    */
   encode(packed: PackedRows, emittedAt: number, batchBytes: number): Uint8Array[] {
     const {text, lengths} = packed;
-    const {steps, slots, repeats, offsets} = this.compiled;
+    const {repeats, offsets, answer} = this.compiled;
     // The head's time stamp has at most 16 digits until the year 2286; `,"data":{` is 9 bytes.
-    const fixedBytes = Buffer.byteLength(this.prefix) + 16 + 9 + this.compiled.fixedBytes;
+    const headBytes = Buffer.byteLength(this.prefix) + 16 + 9;
     const head = Buffer.from(`${this.prefix}${emittedAt},"data":{`);
     const out: Uint8Array[] = [];
     let buf = Buffer.allocUnsafeSlow(batchBytes);
     let at = 0;
+    const room = (most: number): void => {
+      if (at + most <= buf.length) return;
+      if (at > 0) out.push(buf.subarray(0, at));
+      buf = Buffer.allocUnsafeSlow(Math.max(batchBytes, most));
+      at = 0;
+    };
     let k = 0;
     let pos = 0;
     for (let r = 0; r < packed.rows; r++) {
@@ -226,44 +319,53 @@ export class RecordEncoder {
         if (offsets) starts[i] = pos + chars;
         chars += lengths[k + 1 + i];
       }
+      const row: Row = {text, lengths, k, cells, pos};
       // A UTF-16 unit is at most 3 bytes of UTF-8, or 6 when JSON escapes it (\u001f).
-      const most = fixedBytes + 2 * slots + 6 * repeats * chars;
-      if (at + most > buf.length) {
-        if (at > 0) out.push(buf.subarray(0, at));
-        buf = Buffer.allocUnsafeSlow(Math.max(batchBytes, most));
-        at = 0;
-      }
-      buf.set(head, at);
-      at += head.length;
-      for (let s = 0; s < steps.length; s++) {
-        const step = steps[s];
-        if (step.kind === 'literal') {
-          buf.set(step.bytes, at);
-          at += step.bytes.length;
-        } else if (step.kind === 'cells') {
-          const {from, keys, nullKeys} = step;
-          let p = from === 0 ? pos : starts[from];
-          for (let j = 0; j < keys.length; j++) {
-            const i = from + j;
-            const len = i < cells ? lengths[k + 1 + i] : 0;
-            if (len === 0) {
-              const key = nullKeys[j];
-              buf.set(key, at);
-              at += key.length;
-              continue;
-            }
-            const key = keys[j];
-            buf.set(key, at);
-            at = writeJsonString(text, p, p + len, buf, at + key.length);
-            p += len;
+      const most = (steps: Steps): number => steps.fixedBytes + 2 * steps.slots + 6 * repeats * chars;
+      if (!answer) {
+        room(headBytes + most(this.compiled));
+        buf.set(head, at);
+        at = this.write(this.compiled.steps, row, buf, at + head.length);
+      } else {
+        const headMost = headBytes + most(this.compiled);
+        if (headMost > this.rowHead.length)
+          this.rowHead = Buffer.allocUnsafeSlow(Math.max(headMost, 2 * this.rowHead.length));
+        head.copy(this.rowHead, 0);
+        const headLength = this.write(this.compiled.steps, row, this.rowHead, head.length);
+        const afterMost = most(answer.after);
+        for (const cell of answer.cells) {
+          const len = cell.index < cells ? lengths[k + 1 + cell.index] : 0;
+          if (len === 0) continue;
+          const from = starts[cell.index];
+          room(
+            headLength +
+              cell.constants.length +
+              answer.value.length +
+              answer.number.length +
+              6 * len +
+              HASH_BYTES +
+              len +
+              4 +
+              afterMost
+          );
+          this.rowHead.copy(buf, at, 0, headLength);
+          at += headLength;
+          buf.set(cell.constants, at);
+          at += cell.constants.length;
+          buf.set(answer.value, at);
+          at += answer.value.length;
+          at = cell.hash
+            ? this.writeHash(text, from, from + len, buf, at)
+            : writeJsonString(text, from, from + len, buf, at);
+          buf.set(answer.number, at);
+          at += answer.number.length;
+          if (!cell.hash && isPlainNumber(text, from, from + len))
+            at += buf.write(text.slice(from, from + len), at, 'latin1');
+          else {
+            buf.set(NULL, at);
+            at += NULL.length;
           }
-        } else if (step.index < cells) {
-          buf.set(step.key, at);
-          const from = starts[step.index];
-          at = writeJsonString(text, from, from + lengths[k + 1 + step.index], buf, at + step.key.length);
-        } else {
-          buf.set(step.nullKey, at);
-          at += step.nullKey.length;
+          at = this.write(answer.after.steps, row, buf, at);
         }
       }
       pos += chars;
@@ -272,4 +374,64 @@ export class RecordEncoder {
     if (at > 0) out.push(buf.subarray(0, at));
     return out;
   }
+
+  /** The row's part of a record, as the steps say, at `at`; returns where it ends. */
+  private write(steps: readonly Step[], row: Row, buf: Buffer, at: number): number {
+    const {text, lengths, k, cells, pos} = row;
+    const starts = this.starts;
+    for (let s = 0; s < steps.length; s++) {
+      const step = steps[s];
+      if (step.kind === 'literal') {
+        buf.set(step.bytes, at);
+        at += step.bytes.length;
+      } else if (step.kind === 'cells') {
+        const {from, keys, nullKeys} = step;
+        let p = from === 0 ? pos : starts[from];
+        for (let j = 0; j < keys.length; j++) {
+          const i = from + j;
+          const len = i < cells ? lengths[k + 1 + i] : 0;
+          if (len === 0) {
+            const key = nullKeys[j];
+            buf.set(key, at);
+            at += key.length;
+            continue;
+          }
+          const key = keys[j];
+          buf.set(key, at);
+          at = writeJsonString(text, p, p + len, buf, at + key.length);
+          p += len;
+        }
+      } else {
+        const len = step.index < cells ? lengths[k + 1 + step.index] : 0;
+        if (step.index >= cells || (step.kind === 'hash' && len === 0)) {
+          buf.set(step.nullKey, at);
+          at += step.nullKey.length;
+          continue;
+        }
+        buf.set(step.key, at);
+        const from = starts[step.index];
+        at =
+          step.kind === 'hash'
+            ? this.writeHash(text, from, from + len, buf, at + step.key.length)
+            : writeJsonString(text, from, from + len, buf, at + step.key.length);
+      }
+    }
+    return at;
+  }
+
+  private writeHash(text: string, from: number, to: number, buf: Buffer, at: number): number {
+    buf[at] = QUOTE;
+    at += 1 + buf.write(keyedHash(this.salt, text.slice(from, to)), at + 1, 'latin1');
+    buf[at] = QUOTE;
+    return at + 1;
+  }
+}
+
+/** The row being written: the packed text and lengths, where its lengths and its text start. */
+interface Row {
+  text: string;
+  lengths: Int32Array;
+  k: number;
+  cells: number;
+  pos: number;
 }

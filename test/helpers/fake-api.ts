@@ -12,7 +12,7 @@ import {Runtime} from '../../src/core/runtime';
 import {TimeWindow} from '../../src/core/time';
 import {ConnectorLogger} from '../../src/protocol/logger';
 import {MessageWriter} from '../../src/protocol/output';
-import {RowWriter, shapeRecord, StreamRef, StreamStatus, SyncOutput} from '../../src/sync/output-port';
+import {RowWriter, shapeRecords, StreamRef, StreamStatus, SyncOutput} from '../../src/sync/output-port';
 
 /** A seeded pseudo-random generator (mulberry32): the same seed, the same test. */
 export function prng(seed: number): () => number {
@@ -205,7 +205,9 @@ export function recordingOutput(): SyncOutput & {recorded: Recorded} {
     rowWriter: (shape): RowWriter => ({
       write: (rows) => {
         const text = (v: unknown): string => (v !== null && typeof v === 'object' ? JSON.stringify(v) : String(v));
-        rowsOf(shape.stream).push(...rows.map((r) => Object.values(shapeRecord(shape, r)).map(text)));
+        rowsOf(shape.stream).push(
+          ...rows.flatMap((r) => shapeRecords(shape, r).map((record) => Object.values(record).map(text)))
+        );
         return undefined;
       },
     }),

@@ -6,7 +6,7 @@ import {Writable} from 'stream';
 import {recordMessage, streamState} from '../../src/protocol/messages';
 import {MessageWriter} from '../../src/protocol/output';
 import {packRows, RecordEncoder} from '../../src/protocol/record-encoder';
-import {RecordShape, shapeRecord} from '../../src/sync/output-port';
+import {RecordShape, shapeRecords} from '../../src/sync/output-port';
 
 /** A consumer that takes one chunk at a time, slowly, with a tiny buffer: backpressure on every write. */
 function slowConsumer(): {stream: Writable; chunks: string[]} {
@@ -137,7 +137,7 @@ describe('RecordEncoder', () => {
         {kind: 'constant', name: 'quest_id', value: 'q "1"'},
         {kind: 'text', name: 'response_id', index: 1},
         {kind: 'cell', name: 'created', index: 2},
-        {kind: 'cells', name: 'answers', keys},
+        {kind: 'cells', name: 'answers', cells: keys.map((key, index) => ({key, index}))},
         {kind: 'constant', name: 'nothing', value: null},
         {kind: 'text', name: 'past_the_row', index: 99},
         {kind: 'cell', name: 'again', index: 3},
@@ -148,14 +148,19 @@ describe('RecordEncoder', () => {
       .toString('utf8')
       .split('\n');
     expect(lines.pop()).toBe('');
-    expect(lines).toEqual(rows.map((row) => JSON.stringify(recordMessage(shape.stream, shapeRecord(shape, row), 7))));
+    expect(lines).toEqual(
+      rows.map((row) => JSON.stringify(recordMessage(shape.stream, shapeRecords(shape, row)[0], 7)))
+    );
     // Keys that look like integers keep the shape's order; the value is the same.
-    const numbered: RecordShape = {stream: {name: 's'}, fields: [{kind: 'cells', name: 'a', keys: ['2', 'x', '1']}]};
+    const numbered: RecordShape = {
+      stream: {name: 's'},
+      fields: [{kind: 'cells', name: 'a', cells: ['2', 'x', '1'].map((key, index) => ({key, index}))}],
+    };
     const line = Buffer.concat(new RecordEncoder(numbered).encode(packRows([['b', 'x', '']]), 7, 512)).toString('utf8');
     expect(line).toBe(
       '{"type":"RECORD","record":{"stream":"s","emitted_at":7,"data":{"a":{"2":"b","x":"x","1":null}}}}\n'
     );
-    expect(JSON.parse(line).record.data).toEqual(shapeRecord(numbered, ['b', 'x', '']));
+    expect(JSON.parse(line).record.data).toEqual(shapeRecords(numbered, ['b', 'x', ''])[0]);
   });
 });
 

@@ -5,6 +5,7 @@ import {QuestPlan, QuestSyncContext} from '../../src/sync/windows/quest-plan';
 import {QuestSync} from '../../src/sync/windows/quest-sync';
 import {ExportSlots, Priority} from '../../src/sync/exports/export-slots';
 import {FakeExportApi, FakeScript, prng, quietLogger, recordingOutput, virtualRuntime} from '../helpers/fake-api';
+import {parsedConfig} from '../helpers/fixtures';
 
 const Q = 'q1';
 const STREAM = 'quest_q1';
@@ -85,7 +86,13 @@ async function readQuest(
 
 /** A quest stream's records whose configured schema lists every column of `header` (column_names "survey"). */
 function columnsOf(stream: {name: string}, questId: string, header: readonly string[]): QuestColumns {
-  return new QuestColumns(stream, questId, {names: new Set(header), titles: new Set(header)}, 'survey', quietLogger());
+  return new QuestColumns(
+    stream,
+    questId,
+    {names: new Set(header), titles: new Set(header)},
+    parsedConfig({column_names: 'survey'}),
+    quietLogger()
+  );
 }
 
 /** A quest's sync as the reader builds it, its checkpoints starting at `cursor` (default: `from`). */

@@ -34,6 +34,7 @@ export function connect(
   onThrottle?: ThrottleListener
 ): Connection {
   env.onSecret(config.client_secret, config.client_id);
+  if (config.hash_salt) env.onSecret(config.hash_salt);
   const timeoutMs = config.request_timeout_seconds * 1000;
   const requestTimeoutMs = mode === 'check' ? Math.min(timeoutMs, LIMITS.check.deadlineMs / 3) : timeoutMs;
   const policy = retryPolicy(mode, requestTimeoutMs);

@@ -6,7 +6,7 @@ import {formatUtcTimestamp, parseUtcTimestamp} from '../../core/time';
 import {probeHeader} from './header-sample';
 import {StreamRef} from '../output-port';
 import {Priority} from '../exports/export-slots';
-import {objectSchema, recordColumns} from './record-columns';
+import {objectSchema, questionParts, recordColumns} from './record-columns';
 import {answerKeys} from './responses-stream';
 import {cursorOf} from '../state/stream-state';
 import {catalogStream, ReadEnv, StreamDefinition, streamRef} from './stream-definition';
@@ -56,29 +56,6 @@ export function columnsCatalogStream() {
     COLUMNS_CURSOR,
     [['quest_id'], ['column']]
   );
-}
-
-/**
- * Splits expanded multiple-choice headers into question and option: a header "Q: O" is a question
- * with an option when another header of the export starts with the same "Q: ". A header with no such
- * sibling is a question of its own, whatever colons it holds.
- */
-export function questionParts(header: readonly string[]): {question: string; option: string | null}[] {
-  const prefixes = new Map<string, number>();
-  const prefixOf = (h: string): string | undefined => {
-    const at = h.lastIndexOf(': ');
-    return at > 0 ? h.slice(0, at) : undefined;
-  };
-  for (const h of header) {
-    const p = prefixOf(h);
-    if (p !== undefined) prefixes.set(p, (prefixes.get(p) ?? 0) + 1);
-  }
-  return header.map((h) => {
-    const p = prefixOf(h);
-    return p !== undefined && (prefixes.get(p) ?? 0) > 1
-      ? {question: p, option: h.slice(p.length + 2)}
-      : {question: h, option: null};
-  });
 }
 
 /** What the stream's state remembers of a column between syncs: when it was first seen, and a digest of its header. */

@@ -1,7 +1,7 @@
 import {AirbyteLogger} from 'faros-airbyte-cdk/lib/logger';
 
 import {mapLimited} from '../../core/concurrency';
-import {ColumnNames} from '../../core/config';
+import {QuestbackConfig} from '../../core/config';
 import {connectorError} from '../../core/errors';
 import {formatUtcTimestamp, TimeWindow} from '../../core/time';
 import {RecordField, RecordShape, StreamRef} from '../output-port';
@@ -23,6 +23,7 @@ import {
   WINDOW_PROPERTIES,
   WINDOW_START_FIELD,
 } from './record-columns';
+import {QuestSensitivity, sensitiveHeader, sensitiveNotes, Treatment} from './sensitive-columns';
 import {CatalogStream, catalogStream, ConfiguredStream, StreamDefinition, streamRef} from './stream-definition';
 
 // The per_quest layout: one stream per quest, `quest_<id>`, each export column a field of its own
@@ -44,23 +45,40 @@ export function questIdFromStreamName(name: string): string | undefined {
  * fields. The platform keeps only the fields listed here, so a column missing from it never reaches
  * the warehouse: discover must see every column, and a schema refresh picks up new ones.
  */
-export function questSchema(columns: readonly Column[]): JsonSchema {
+export function questSchema(columns: readonly Column[], treatments: readonly Treatment[] = []): JsonSchema {
   const properties: JsonSchema['properties'] = {};
-  for (const column of columns) {
+  columns.forEach((column, i) => {
+    if (treatments[i] === 'drop') return;
     properties[column.name] = {
       type: ['null', 'string'],
       ...(column.format ? {format: column.format} : {}),
       ...(column.title !== column.name ? {title: column.title} : {}),
+      ...(treatments[i] === 'hash' ? {description: HASHED_DESCRIPTION} : {}),
     };
-  }
+  });
   properties[QUEST_ID_FIELD] = {type: 'string', description: 'Id of the quest (survey) the response belongs to.'};
   return objectSchema({...properties, ...WINDOW_PROPERTIES});
 }
 
-/** The quest's stream as discover lists it: its columns (from a sample export), the response id its key. */
-export function questCatalogStream(questId: string, columns: readonly Column[]): CatalogStream {
+const HASHED_DESCRIPTION =
+  'Sensitive column (sensitive_columns): the HMAC-SHA-256 of the value keyed by hash_salt, 64 hex digits; null for an empty cell.';
+
+/**
+ * The quest's stream as discover lists it: its columns (from a sample export), the response id its
+ * key; a dropped sensitive column is not listed, a hashed one says so.
+ */
+export function questCatalogStream(
+  questId: string,
+  columns: readonly Column[],
+  treatments: readonly Treatment[] = []
+): CatalogStream {
   const key = responseIdColumn(columns);
-  return catalogStream(streamNameFor(questId), questSchema(columns), CURSOR_FIELD, key ? [[key]] : undefined);
+  return catalogStream(
+    streamNameFor(questId),
+    questSchema(columns, treatments),
+    CURSOR_FIELD,
+    key ? [[key]] : undefined
+  );
 }
 
 /** The stream state is the quest's own. */
@@ -93,24 +111,29 @@ function configuredColumns(configured: ConfiguredStream): ConfiguredColumns {
  */
 export class QuestColumns implements QuestRecords {
   readonly knownTitles: ReadonlySet<string>;
-  /** The columns of the header read last, and the names of every column seen since the sync began. */
-  private columns: Column[] | undefined;
+  /** The columns of the header read last (dropped sensitive columns left out), and the names of every column seen since the sync began. */
+  private columns: (Column & {index: number; hash: boolean})[] | undefined;
   private readonly seenNames = new Set<string>();
+  private readonly sensitivity: QuestSensitivity;
 
   constructor(
     private readonly stream: StreamRef,
     private readonly questId: string,
     private readonly configured: ConfiguredColumns,
-    private readonly columnNames: ColumnNames,
+    private readonly config: QuestbackConfig,
     private readonly logger: AirbyteLogger
   ) {
     this.knownTitles = configured.titles;
+    this.sensitivity = new QuestSensitivity(config, questId, logger);
   }
 
   header(header: string[]): number {
     const {stream, questId} = this;
     const {names, primaryKey} = this.configured;
-    const columns = recordColumns(header, this.columnNames);
+    const treatments = this.sensitivity.treatments(header);
+    const columns = recordColumns(header, this.config.column_names).flatMap((c, index) =>
+      treatments[index] === 'drop' ? [] : [{...c, index, hash: treatments[index] === 'hash'}]
+    );
     const missing = columns.filter((c) => !names.has(c.name));
     if (columns.length > 0 && missing.length === columns.length) {
       throw connectorError(
@@ -141,14 +164,20 @@ export class QuestColumns implements QuestRecords {
     for (const c of columns) this.seenNames.add(c.name);
     this.columns = columns;
     const key = responseIdColumn(columns);
-    return key === undefined ? -1 : columns.findIndex((c) => c.name === key);
+    return columns.find((c) => c.name === key)?.index ?? -1;
   }
 
   shape(window: TimeWindow): RecordShape {
-    const cells: RecordField[] = (this.columns ?? []).map((c, index) => ({kind: 'cell', name: c.name, index}));
+    const cells: RecordField[] = (this.columns ?? []).map(({name, index, hash}) => ({
+      kind: 'cell',
+      name,
+      index,
+      ...(hash ? {hash} : {}),
+    }));
     const constant = (name: string, value: string): RecordField => ({kind: 'constant', name, value});
     return {
       stream: this.stream,
+      ...(this.config.hash_salt ? {hashSalt: this.config.hash_salt} : {}),
       fields: [
         ...cells,
         constant(QUEST_ID_FIELD, this.questId),
@@ -169,13 +198,18 @@ export const questStreams: StreamDefinition = {
       const sample = await probeHeader({...ctx, end: ctx.syncEnd}, questId);
       if (!sample.header) return questCatalogStream(questId, []);
       const columns = typeColumns(recordColumns(sample.header, config.column_names), sample.rows);
+      const sensitive = sensitiveHeader(sample.header, config, questId);
+      for (const note of sensitiveNotes(sample.header, config, questId, sensitive)) {
+        if (note.warn) logger.warn(note.text);
+        else logger.info(note.text);
+      }
       const renamed = columns.filter((c) => c.name !== c.title).length;
       if (renamed && config.column_names === 'warehouse') {
         logger.info(
           `Quest ${questId}: ${renamed} of ${columns.length} columns renamed to warehouse-safe names; the header texts are kept as titles and in the columns stream`
         );
       }
-      return questCatalogStream(questId, columns);
+      return questCatalogStream(questId, columns, sensitive.treatments);
     });
   },
 
@@ -185,7 +219,7 @@ export const questStreams: StreamDefinition = {
     if (!questId || ctx.config.stream_layout !== 'per_quest') return undefined;
     const incremental = configured.sync_mode === 'incremental';
     const {from, progress} = questStart(ctx, `Stream ${ref.name}`, state, incremental);
-    const records = new QuestColumns(ref, questId, configuredColumns(configured), ctx.config.column_names, ctx.logger);
+    const records = new QuestColumns(ref, questId, configuredColumns(configured), ctx.config, ctx.logger);
     const plan: QuestPlan = {
       questId,
       stream: ref,

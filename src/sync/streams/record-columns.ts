@@ -27,6 +27,29 @@ export function recordColumns(header: readonly string[], mode: ColumnNames): Col
   return header.map((title, i) => ({name: names[i], title}));
 }
 
+/**
+ * Splits expanded multiple-choice headers into question and option: a header "Q: O" is a question
+ * with an option when another header of the export starts with the same "Q: ". A header with no such
+ * sibling is a question of its own, whatever colons it holds.
+ */
+export function questionParts(header: readonly string[]): {question: string; option: string | null}[] {
+  const prefixes = new Map<string, number>();
+  const prefixOf = (h: string): string | undefined => {
+    const at = h.lastIndexOf(': ');
+    return at > 0 ? h.slice(0, at) : undefined;
+  };
+  for (const h of header) {
+    const p = prefixOf(h);
+    if (p !== undefined) prefixes.set(p, (prefixes.get(p) ?? 0) + 1);
+  }
+  return header.map((h) => {
+    const p = prefixOf(h);
+    return p !== undefined && (prefixes.get(p) ?? 0) > 1
+      ? {question: p, option: h.slice(p.length + 2)}
+      : {question: h, option: null};
+  });
+}
+
 /** Whether a header text is the export's response creation time, the time its `since`/`until` filter compares. */
 export function isCreatedHeader(text: string): boolean {
   return /^created$/i.test(text.trim());
