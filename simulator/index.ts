@@ -7,21 +7,34 @@ import {AddressInfo} from 'net';
 import * as os from 'os';
 import * as path from 'path';
 import {TokenService} from './auth';
-import {parseCreatedAt, QuestData} from './data';
+import {parseCreatedAt, QuestData, resolveTable} from './data';
 import {codecOf, ENCODINGS} from './encoding';
 import {ExportStore} from './exports';
 import {Faults} from './faults';
 import {Invitations} from './invitations';
 import {ProblemFactory} from './problem';
 import {deriveSeed, Prng} from './prng';
+import {systemClock} from './clock';
 import {createHandler} from './server';
 import {checkSettings} from './settings';
 import {QuestEntry, State} from './state';
 import {PRESETS} from './title-presets';
-import {ExportSettings, InsertedQuestion, ResolvedQuest, Simulator, SimulatorOptions, QuestConfig} from './types';
+import {
+  ExportSettings,
+  InsertedQuestion,
+  QuestConfig,
+  QuestTable,
+  ResolvedQuest,
+  Simulator,
+  SimulatorOptions,
+} from './types';
 
+export {csvText} from './csv';
+export {systemClock} from './clock';
 export type {
   Corruption,
+  CsvOptions,
+  HeaderDecorator,
   ExportOutcome,
   ExportRecord,
   ExportSettings,
@@ -31,8 +44,13 @@ export type {
   LineEnding,
   QuestConfig,
   RateLimitOptions,
+  QuestTable,
   RequestRecord,
+  Route,
+  RouteContext,
+  RouteHandler,
   Simulator,
+  SimulatorClock,
   SimulatorOptions,
   SimulatorStats,
   TitlePreset,
@@ -59,6 +77,7 @@ function oneOf<T extends string>(questId: string, name: string, value: T | undef
 }
 
 function resolveQuest(q: QuestConfig, startMs: number): ResolvedQuest {
+  if (q.table) return resolveTableQuest(q, q.table);
   // Explicit creation times define the rows; rows and firstCreatedAt, when given too, must agree.
   const {createdAt: given, ...rest} = q;
   const createdAt = given ? parseCreatedAt(q.id, given) : undefined;
@@ -99,6 +118,29 @@ function resolveQuest(q: QuestConfig, startMs: number): ResolvedQuest {
   };
 }
 
+/** A quest whose responses are given as a table: the table says its rows, columns and times. */
+function resolveTableQuest(q: QuestConfig, table: QuestTable): ResolvedQuest {
+  const clash = (['rows', 'createdAt', 'columns', 'titles', 'questionTitles', 'firstCreatedAt'] as const).filter(
+    (name) => q[name] !== undefined
+  );
+  if (clash.length) throw new Error(`quest ${q.id}: a table quest takes no ${clash.join(', ')}`);
+  const {times} = resolveTable(q.id, table.header, table.rows);
+  oneOf(q.id, 'encoding', q.encoding, ENCODINGS);
+  oneOf(q.id, 'lineEnding', q.lineEnding, ['crlf', 'lf']);
+  return {
+    ...q,
+    createdAt: undefined,
+    rows: table.rows.length,
+    columns: table.header.length,
+    languages: q.languages && q.languages.length > 0 ? [...q.languages] : ['en'],
+    firstCreatedAt: new Date(times[0] ?? 0).toISOString(),
+    headerOnEmpty: q.headerOnEmpty ?? true,
+    titles: 'english',
+    encoding: q.encoding ?? 'utf8-bom',
+    lineEnding: q.lineEnding ?? 'crlf',
+  };
+}
+
 /** '' or '/a/b' (a leading slash, none at the end). */
 function resolvePrefix(prefix: string | undefined): string {
   const p = (prefix ?? '').replace(/\/+$/, '');
@@ -110,7 +152,8 @@ function resolvePrefix(prefix: string | undefined): string {
 
 export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
   const seed = options.seed ?? DEFAULT_SEED;
-  const startMs = Date.now();
+  const clock = options.clock ?? systemClock;
+  const startMs = clock.now();
   const log = options.log ?? (() => undefined);
   const quests = (options.quests ?? DEFAULT_QUESTS).map((q) => resolveQuest(q, startMs));
   const pathPrefix = resolvePrefix(options.pathPrefix);
@@ -125,9 +168,13 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     questMap.set(q.id, {data, invitations: new Invitations(seed, q.id, first, startMs - 60_000)});
   }
 
-  const ownDir = options.dataDir === undefined;
-  const dataDir = options.dataDir ?? (await fs.promises.mkdtemp(path.join(os.tmpdir(), 'questback-sim-')));
-  if (!ownDir) await fs.promises.mkdir(dataDir, {recursive: true});
+  const inMemory = options.files === 'memory';
+  if (inMemory && options.dataDir !== undefined) throw new Error("dataDir has no use with files: 'memory'");
+  const ownDir = options.dataDir === undefined && !inMemory;
+  const dataDir = inMemory
+    ? undefined
+    : (options.dataDir ?? (await fs.promises.mkdtemp(path.join(os.tmpdir(), 'questback-sim-'))));
+  if (dataDir !== undefined && !ownDir) await fs.promises.mkdir(dataDir, {recursive: true});
 
   const faults = new Faults(new Prng(deriveSeed(seed, 'faults')));
   faults.set(options.faults ?? {});
@@ -137,7 +184,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     server.once('error', reject);
     server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
   });
-  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}${pathPrefix}`;
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const baseUrl = `${origin}${pathPrefix}`;
 
   const clientId = options.clientId ?? DEFAULT_CLIENT_ID;
   const clientSecret = options.clientSecret ?? DEFAULT_CLIENT_SECRET;
@@ -152,7 +200,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   };
   const state: State = {
     quests: questMap,
-    exports: new ExportStore(dataDir, new Prng(deriveSeed(seed, 'exports')), log),
+    exports: new ExportStore(dataDir, new Prng(deriveSeed(seed, 'exports')), log, clock),
     tokens: new TokenService(tokenConfig, new Prng(deriveSeed(seed, 'tokens'))),
     faults,
     problems: new ProblemFactory(new Prng(deriveSeed(seed, 'problems'))),
@@ -172,6 +220,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     pathPrefix,
     relativeLocation: options.relativeLocation ?? false,
     log,
+    clock,
+    handlers: new Map(),
+    decorators: [],
   };
   server.on('request', createHandler(state));
 
@@ -187,12 +238,14 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     server.closeAllConnections();
     await state.exports.close();
     await closed;
-    if (ownDir) await fs.promises.rm(dataDir, {recursive: true, force: true});
+    if (ownDir && dataDir !== undefined) await fs.promises.rm(dataDir, {recursive: true, force: true});
   };
 
   return {
     apiUrl: baseUrl,
     authUrl: baseUrl,
+    origin,
+    clock,
     clientId,
     clientSecret,
     projectId,
@@ -208,7 +261,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       const quest = questOf(questId).data;
       const checked = checkSettings(settings, quest.config.languages);
       if ('errors' in checked) throw new Error(`invalid settings: ${JSON.stringify(checked.errors)}`);
-      const [lo, hi] = quest.range(undefined, Date.now());
+      const [lo, hi] = quest.range(undefined, clock.now());
       if (hi === lo && !quest.config.headerOnEmpty) return {header: [], rows: []};
       // What a correct decoder reads: the same as written, except for Latin-1's '?' replacements.
       const readable = codecOf(quest.config.encoding).readable;
@@ -219,20 +272,28 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 
     addResponses(questId: string, count: number) {
       if (!Number.isInteger(count) || count < 0) throw new Error('count must be an integer >= 0');
-      questOf(questId).data.addResponses(count, Date.now());
+      questOf(questId).data.addResponses(count, clock.now());
     },
 
     insertQuestion(questId: string, at: number, question: InsertedQuestion) {
-      questOf(questId).data.insertQuestion(at, question, Date.now());
+      questOf(questId).data.insertQuestion(at, question, clock.now());
     },
 
     issuedTokens: () => state.tokens.issued(),
-    requests: () => state.records.map((r) => ({...r})),
+    requests: (route) => state.records.filter((r) => route === undefined || r.route === route).map((r) => ({...r})),
     stats: () => ({...state.stats}),
     exports: () => state.exports.records(),
 
     setFaults(next) {
       faults.set(next);
+    },
+
+    on(route, handler) {
+      state.handlers.set(route, handler);
+    },
+
+    decorate(decorate) {
+      state.decorators.push(decorate);
     },
 
     expireExport(exportId: string) {

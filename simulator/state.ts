@@ -6,7 +6,7 @@ import {ExportStore} from './exports';
 import {Faults} from './faults';
 import {Invitations} from './invitations';
 import {ProblemFactory} from './problem';
-import {RequestRecord, SimulatorStats} from './types';
+import {HeaderDecorator, RequestRecord, Route, RouteHandler, SimulatorClock, SimulatorStats} from './types';
 
 export interface QuestEntry {
   data: QuestData;
@@ -28,4 +28,8 @@ export interface State {
   /** The status 302 Location is the relative reference 'download'. */
   relativeLocation: boolean;
   log: (line: string) => void;
+  clock: SimulatorClock;
+  /** On-demand answers by route (Simulator.on), and header decorators (Simulator.decorate). */
+  handlers: Map<Route, RouteHandler>;
+  decorators: HeaderDecorator[];
 }

@@ -1010,12 +1010,19 @@ it('exports() lists every created export with its window, rows, bytes and outcom
     expect(Object.keys(list[2]).sort()).toEqual([
       'bytes',
       'createdAt',
+      'downloads',
       'exportId',
       'outcome',
+      'polls',
       'questId',
       'rows',
+      'seq',
       'since',
     ]);
+    expect(list.map((e) => e.seq)).toEqual([1, 2, 3, 4]);
+    // Each window's export was polled until done and downloaded once; the failed one never asked for.
+    expect(list.slice(0, 3).every((e) => e.polls >= 1 && e.downloads === 1)).toBe(true);
+    expect(list[3]).toMatchObject({polls: 0, downloads: 0});
   });
 });
 
