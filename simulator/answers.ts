@@ -67,7 +67,12 @@ export function routeContext(
     },
     jobStatus(status = 'PENDING') {
       if (!job) return rc.problem(404, `Export ${record.exportId} not found`);
-      rc.json(200, {exportId: job.id, questId: job.questId, status, lastChangedAt: new Date(job.createdMs).toISOString()});
+      rc.json(200, {
+        exportId: job.id,
+        questId: job.questId,
+        status,
+        lastChangedAt: new Date(job.createdMs).toISOString(),
+      });
     },
     completed() {
       rc.redirect(`${prefix}/v1/quests/${record.questId}/exports/${record.exportId}/download`);

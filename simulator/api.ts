@@ -162,7 +162,13 @@ function stalled(ctx: Ctx): void {
 export function listInvitations(ctx: Ctx, state: State, quest: QuestEntry, query: URLSearchParams): void {
   const errors: FieldErrors = {};
   const {skip, take} = checkPaging(query.get('skip'), query.get('take'), errors);
-  const window = checkWindow(query.get('since') ?? undefined, query.get('until') ?? undefined, state.clock.now(), '', errors);
+  const window = checkWindow(
+    query.get('since') ?? undefined,
+    query.get('until') ?? undefined,
+    state.clock.now(),
+    '',
+    errors
+  );
   if (Object.keys(errors).length > 0) return validationProblem(ctx, errors);
   ctx.json(200, quest.invitations.list(window.since, window.until, skip, take));
 }

@@ -157,7 +157,11 @@ export function renderCsvFile(src: CsvSource): WrittenFile & {content: Buffer} {
  * A CSV file as the service writes one by default (a BOM, CRLF row ends, RFC 4180 quoting), with
  * `options` to write it otherwise: for on-demand answers that serve a file of their own.
  */
-export function csvText(header: readonly string[], rows: readonly (readonly string[])[], options: CsvOptions = {}): string {
+export function csvText(
+  header: readonly string[],
+  rows: readonly (readonly string[])[],
+  options: CsvOptions = {}
+): string {
   const separator = options.separator ?? '|';
   const encode = options.quote === 'never' ? (v: string): string => v : cellEncoder(separator);
   const line = (cells: readonly string[]): string => cells.map(encode).join(separator) + '\r\n';

@@ -106,7 +106,8 @@ export class QuestData {
     if (config.table) {
       this.table = resolveTable(config.id, config.table.header, config.table.rows);
       const last = this.table.times[this.table.times.length - 1];
-      if (last > end) throw new Error(`quest ${config.id}: table rows must lie at least 60 s before the simulator start`);
+      if (last > end)
+        throw new Error(`quest ${config.id}: table rows must lie at least 60 s before the simulator start`);
       this.firstMs = this.table.times[0] ?? end;
       this.spanMs = 0;
       return;

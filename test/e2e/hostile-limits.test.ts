@@ -17,15 +17,7 @@ import {
 } from '../helpers/connector';
 import {configuredCatalog, runtimeOf, streamOf} from '../helpers/fixtures';
 import {peakRssProbe} from '../helpers/peak-rss';
-import {
-  catalogOf,
-  expectOutcome,
-  HEADER,
-  hostileConfig,
-  rowsBetween,
-  runHostile,
-  withServer,
-} from '../helpers/hostile';
+import {catalogOf, expectOutcome, HEADER, hostileConfig, rowsBetween, runHostile, withServer} from '../helpers/hostile';
 import {csvText} from '../../simulator';
 
 const MIB = 1024 * 1024;

@@ -197,7 +197,10 @@ describe('more hostile cases', () => {
         const run = await done;
         // Give a request still in flight time to arrive.
         await new Promise((resolve) => setTimeout(resolve, 1000));
-        const late = server.requests().filter((r) => r.at > run.exitedAt).map((r) => `${r.method} ${r.path}`);
+        const late = server
+          .requests()
+          .filter((r) => r.at > run.exitedAt)
+          .map((r) => `${r.method} ${r.path}`);
         // Counted in requests after the 403, not in wall time: a poll already on its way may land,
         // a second poll of the same export means the polling went on.
         const forbiddenAt = server.requests('download')[0]?.seq ?? Infinity;
@@ -243,7 +246,10 @@ describe('more hostile cases', () => {
         const run = await runHostile(server, 'read', {killAfterMs: KILL_MS});
         expectOutcome(run, server, {code: 0, maxSeconds: HANG_S, ok: [Q]});
         expect(
-          server.requests().filter((r) => !r.path.startsWith('/gw/qb/')).map((r) => `${r.method} ${r.path}`)
+          server
+            .requests()
+            .filter((r) => !r.path.startsWith('/gw/qb/'))
+            .map((r) => `${r.method} ${r.path}`)
         ).toEqual([]);
       });
     },

@@ -401,9 +401,7 @@ describe('hostile service', () => {
         echoSecrets(server);
         const run = await runHostile(server, 'check', {killAfterMs: KILL_MS});
         expect(server.requests('token').length).toBeGreaterThan(0);
-        expect(server.requests('token')[0].body).toContain(
-          new URLSearchParams({s: CLIENT_SECRET}).toString().slice(2)
-        );
+        expect(server.requests('token')[0].body).toContain(new URLSearchParams({s: CLIENT_SECRET}).toString().slice(2));
         expect(checkJudgement(run, server, HANG_S)).toEqual({
           code: 0,
           killedByTest: false,

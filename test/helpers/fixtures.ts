@@ -1,6 +1,7 @@
 import {warehouseNames} from '../../src/sync/column-names';
 import {Simulator, SimulatorClock, SimulatorOptions, startSimulator} from '../../simulator';
 import {connectorConfig} from '../../simulator/cli-app';
+import {Runtime, systemRuntime} from '../../src/core/runtime';
 import {TestClock} from './clock';
 import {
   InProcessOptions,
@@ -78,6 +79,8 @@ export interface World {
   sim: Simulator;
   /** The simulator's clock, which the connector's runs share. */
   clock: SimulatorClock;
+  /** The connector's runtime in this world: the simulator's clock when a TestClock, else the system's. */
+  runtime: Runtime;
   dir: string;
   /** Writes `value` as JSON in the world's folder, under a name of its own; returns the path. */
   file(value: unknown): string;
@@ -100,10 +103,11 @@ export async function startWorld(options: SimulatorOptions = {}): Promise<World>
   const sim = await startSimulator({clock: new TestClock(options.seed), ...options});
   const dir = tempDir();
   let files = 0;
-  const runtime = runtimeOf(sim);
+  const runtime = runtimeOf(sim) ?? systemRuntime;
   const world: World = {
     sim,
     clock: sim.clock,
+    runtime,
     dir,
     file: (value) => writeJson(dir, `file-${++files}.json`, value),
     config: (overrides = {}) => world.file(simConfig(sim, overrides)),
@@ -162,7 +166,8 @@ export async function stopThenResume(
   const live =
     options.signal === 'SIGKILL' ? startBinMain(args, {killAfterMs: 90_000}) : world.start(args, {killAfterMs: 90_000});
   const line = await live.waitForLine(options.stopAt, 80_000);
-  if (!line) throw new Error(`the first attempt ended before the STATE to stop at: ${(await live.done).stdout.slice(-2000)}`);
+  if (!line)
+    throw new Error(`the first attempt ended before the STATE to stop at: ${(await live.done).stdout.slice(-2000)}`);
   live.kill(options.signal);
   const first = await live.done;
   const state = stateFile(first.messages);

@@ -194,7 +194,8 @@ export function launch(
   if (options.state !== undefined) args.push('--state', writeJson(dir, 'state.json', options.state));
   const realStart = Date.now();
   const runtime = runtimeOf(server);
-  if (options.process && runtime) throw new Error("a process runs on the real clock: start the service with clock: 'real'");
+  if (options.process && runtime)
+    throw new Error("a process runs on the real clock: start the service with clock: 'real'");
   const killAfterMs = options.killAfterMs ?? 60_000;
   const live = options.process ? startBinMain(args, {killAfterMs}) : startConnector(args, {runtime, killAfterMs});
   const done = live.done.then((r) => ({

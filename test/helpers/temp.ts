@@ -20,4 +20,3 @@ export function writeJson(dir: string, name: string, value: unknown): string {
   fs.writeFileSync(file, typeof value === 'string' ? value : JSON.stringify(value));
   return file;
 }
-
