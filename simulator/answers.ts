@@ -3,6 +3,7 @@
 // means of a hostile service: any status and body, a stall, bytes written raw to the socket.
 
 import {csvText} from './csv';
+import {exportRows} from './engine';
 import {ExportJob} from './exports';
 import {Ctx} from './http-util';
 import {State} from './state';
@@ -28,10 +29,7 @@ export function routeContext(
   };
   const rows = (): string[][] => {
     const {job: j, quest} = exportOf();
-    const [lo, hi] = quest.data.range(j.since, j.until ?? j.createdMs);
-    const out: string[][] = [];
-    for (let i = lo; i < hi; i++) out.push(quest.data.exportRow(i, lo, hi, j.settings));
-    return out;
+    return exportRows(quest, j.since, j.until ?? j.createdMs, j.settings);
   };
   const header = (): string[] => {
     const {job: j, quest} = exportOf();

@@ -8,6 +8,7 @@ import {FieldErrors} from './settings';
 import {checkExportRequest, checkPaging, checkWindow} from './validation';
 import {ExportJob, FileBody} from './exports';
 import {Framing} from './faults';
+import {startExport} from './engine';
 
 const CSV_TYPE = 'text/csv; charset=utf-8';
 // The HTML corruptions imitate a proxy or login page (text/html) or a failing backend whose error
@@ -49,21 +50,12 @@ export async function createExport(ctx: Ctx, state: State, quest: QuestEntry): P
     validationProblem(ctx, checked.errors);
     return;
   }
-  const {config} = quest.data;
   // Checked after validation: a bad body is a 400 whatever else is running.
-  if (state.faults.oneExportPerQuest && state.exports.running(config.id, now)) {
-    state.stats.conflicts++;
-    ctx.problem({status: 409, detail: `An export for quest '${config.id}' is already being generated`});
+  const job = startExport(state, quest, checked.request, now);
+  if (job === 'conflict') {
+    ctx.problem({status: 409, detail: `An export for quest '${quest.data.config.id}' is already being generated`});
     return;
   }
-  const timing = {
-    durationMs: config.exportDurationMs ?? state.exportDurationMs,
-    msPerThousandRows: config.exportMsPerThousandRows ?? state.exportMsPerThousandRows,
-  };
-  const {since, until} = checked.request.window;
-  const [lo, hi] = quest.data.range(since, until ?? now);
-  const job = state.exports.create(quest.data, checked.request, now, timing, state.faults.exportOutcome(hi - lo));
-  state.stats.exportsCreated++;
   ctx.json(202, {exportId: job.id, message: 'The export has been scheduled and will be processed shortly.'});
 }
 
