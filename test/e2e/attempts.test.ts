@@ -1,13 +1,15 @@
 // Exports that survive a failed attempt: bin/main against the simulator, SIGKILLed once its exports
-// exist (only a process can be), then a second attempt from the last STATE that reached stdout. The
-// second attempt polls and reads the recorded exports instead of creating them again, unless they
-// expired (410): then it creates new ones, and the data is still exact. Both layouts.
+// exist (only a process can be), then a second attempt, in-process, from the last STATE that reached
+// stdout. The second attempt polls and reads the recorded exports instead of creating them again,
+// unless they expired (410): then it creates new ones, and the data is still exact. Both layouts.
+// The simulator's TestClock keeps real time while the first attempt runs (nothing in this process
+// waits on it), and the second attempt's waits take none.
 
 import {committed, records, stateFile, states} from '../helpers/connector';
 import {expectQuestExact, responses} from '../helpers/combined';
 import {simCatalog, stopThenResume, streamOf, withWorld, World} from '../helpers/fixtures';
 import {AirbyteMessageJson} from '../helpers/protocol';
-import {Simulator, SimulatorOptions, systemClock} from '../../simulator';
+import {Simulator} from '../../simulator';
 
 const DAY = 86_400_000;
 
@@ -49,10 +51,6 @@ async function killedThenResumed(
   return {killed: first, state, second, createdBySecond: world.sim.exports().slice(createdByFirst)};
 }
 
-/** A simulator on the real clock: the first attempt is a process of its own. */
-const withRealWorld = (options: SimulatorOptions, fn: (world: World) => Promise<void>): Promise<void> =>
-  withWorld({...options, clock: systemClock}, fn);
-
 /** The union of what the first attempt committed and the second emitted is the truth; neither has a row twice. */
 function expectExactUnion(sim: Simulator, questId: string, first: AirbyteMessageJson[], second: AirbyteMessageJson[]) {
   const a = idsOf(committed(first));
@@ -86,7 +84,7 @@ describe('exports re-used across attempts', () => {
     'a second attempt after a SIGKILL creates no export for a window the first one recorded, and the union is exact',
     async () => {
       const id = 'a77e0000-0000-4000-8000-000000000001';
-      await withRealWorld({seed: 7, exportDurationMs: 1500, quests: [quest(id)]}, async (world) => {
+      await withWorld({seed: 7, exportDurationMs: 1500, quests: [quest(id)]}, async (world) => {
         const {sim} = world;
         const {killed, state, second, createdBySecond} = await killedThenResumed(world, id, overrides, recording(3));
         expect(second.code).toBe(0);
@@ -118,7 +116,7 @@ describe('exports re-used across attempts', () => {
     'when the recorded exports expired (410), the second attempt creates them anew and the union is still exact',
     async () => {
       const id = 'a77e0000-0000-4000-8000-000000000002';
-      await withRealWorld({seed: 8, exportDurationMs: 1500, quests: [quest(id)]}, async (world) => {
+      await withWorld({seed: 8, exportDurationMs: 1500, quests: [quest(id)]}, async (world) => {
         const {sim} = world;
         const {killed, state, second, createdBySecond} = await killedThenResumed(
           world,
@@ -150,7 +148,7 @@ describe('exports re-used across attempts', () => {
         exportMsPerThousandRows: 150,
         quests: [{id, rows: 20_000, columns: 3, firstCreatedAt: new Date(Date.now() - 30 * DAY).toISOString()}],
       };
-      await withRealWorld(options, async (world) => {
+      await withWorld(options, async (world) => {
         const {sim} = world;
         const start = {start_date: new Date(Date.now() - 6 * 365 * DAY).toISOString(), target_rows_per_export: target};
         // Killed once the STATE carrying the large export's density is out, before its rows are read whole.
@@ -185,7 +183,7 @@ describe('the combined layout', () => {
           {id: EMPTY, rows: 0, columns: 4},
         ],
       };
-      await withRealWorld(options, async (world) => {
+      await withWorld(options, async (world) => {
         const config = world.config({
           stream_layout: 'combined',
           start_date: new Date(Date.now() - 60 * DAY).toISOString(),

@@ -148,9 +148,10 @@ export interface Attempts {
 }
 
 /**
- * A read stopped at the first STATE that `stopAt` picks, then a second read from the STATEs the first
- * wrote: SIGTERM stops an in-process read, SIGKILL a bin/main process (no goodbye: the world must run
- * on the real clock). `between` runs in between, on the state of the first.
+ * A read stopped at the first STATE that `stopAt` picks, then a second read, in-process, from the
+ * STATEs the first wrote: SIGTERM stops an in-process read, SIGKILL a bin/main process (no goodbye).
+ * A TestClock keeps real time while bin/main runs: nothing in this process waits on it then.
+ * `between` runs in between, on the state of the first.
  */
 export async function stopThenResume(
   world: World,

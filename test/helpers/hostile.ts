@@ -177,7 +177,7 @@ export interface RunOptions {
   state?: unknown;
   /** The test stops the read after this long (real ms, default 60 s) so that a hang fails the test, not jest. */
   killAfterMs?: number;
-  /** Runs bin/main as a process (for signals), against a service on the real clock. */
+  /** Runs bin/main as a process of its own (for signals); its waits take real time. */
   process?: boolean;
 }
 
