@@ -22,18 +22,13 @@ export const DEFAULT_CLIENT_ID = '291846375018264733@questback-simulator';
 export const DEFAULT_CLIENT_SECRET = 'sim-secret-7Qe2xVn4Kd9LpR3tWb6Y';
 export const DEFAULT_PROJECT_ID = '314876184947078893';
 
-/** The state every part of the service shares, for `quests` resolved at `startMs`. */
-export function createState(
+/** The quests' data and invitations; throws on quests that cannot be served. */
+export function createQuests(
   options: SimulatorOptions,
   quests: readonly ResolvedQuest[],
-  startMs: number,
-  io: {dataDir: string | undefined; issuer: string; pathPrefix: string}
-): State {
+  startMs: number
+): Map<string, QuestEntry> {
   const seed = options.seed ?? DEFAULT_SEED;
-  const clock = options.clock ?? systemClock;
-  const log = options.log ?? (() => undefined);
-  const msPerThousandRows = options.exportMsPerThousandRows ?? 0;
-  if (!(msPerThousandRows >= 0)) throw new Error('exportMsPerThousandRows must be >= 0');
   const questMap = new Map<string, QuestEntry>();
   for (const q of quests) {
     if (questMap.has(q.id)) throw new Error(`quest ${q.id} is configured twice`);
@@ -41,6 +36,20 @@ export function createState(
     const first = data.count > 0 ? data.createdAt(0) : startMs - 86_400_000;
     questMap.set(q.id, {data, invitations: new Invitations(seed, q.id, first, startMs - 60_000)});
   }
+  return questMap;
+}
+
+/** The state every part of the service shares. */
+export function createState(
+  options: SimulatorOptions,
+  quests: Map<string, QuestEntry>,
+  io: {dataDir: string | undefined; issuer: string; pathPrefix: string}
+): State {
+  const seed = options.seed ?? DEFAULT_SEED;
+  const clock = options.clock ?? systemClock;
+  const log = options.log ?? (() => undefined);
+  const msPerThousandRows = options.exportMsPerThousandRows ?? 0;
+  if (!(msPerThousandRows >= 0)) throw new Error('exportMsPerThousandRows must be >= 0');
   const faults = new Faults(new Prng(deriveSeed(seed, 'faults')));
   faults.set(options.faults ?? {});
   const tokenConfig = {
@@ -52,7 +61,7 @@ export function createState(
     seed,
   };
   return {
-    quests: questMap,
+    quests,
     exports: new ExportStore(io.dataDir, new Prng(deriveSeed(seed, 'exports')), log, clock),
     tokens: new TokenService(tokenConfig, new Prng(deriveSeed(seed, 'tokens'))),
     faults,
@@ -165,8 +174,8 @@ export interface SimulatorEngine {
 export function createEngine(options: SimulatorOptions = {}): SimulatorEngine {
   const clock = options.clock ?? systemClock;
   const startMs = clock.now();
-  const quests = resolveQuests(options.quests, startMs);
-  const state = createState(options, quests, startMs, {dataDir: undefined, issuer: 'engine:', pathPrefix: ''});
+  const quests = createQuests(options, resolveQuests(options.quests, startMs), startMs);
+  const state = createState(options, quests, {dataDir: undefined, issuer: 'engine:', pathPrefix: ''});
   const jobOf = (exportId: string): ExportJob => {
     const job = state.exports.byId(exportId);
     if (!job) throw new Error(`unknown export ${exportId}`);

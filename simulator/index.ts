@@ -8,6 +8,7 @@ import * as os from 'os';
 import * as path from 'path';
 import {systemClock} from './clock';
 import {
+  createQuests,
   createState,
   DEFAULT_CLIENT_ID,
   DEFAULT_CLIENT_SECRET,
@@ -17,6 +18,7 @@ import {
 } from './engine';
 import {resolveQuests} from './quests';
 import {createHandler} from './server';
+import {State} from './state';
 import {ExportSettings, InsertedQuestion, Simulator, SimulatorOptions} from './types';
 
 export {csvText} from './csv';
@@ -62,6 +64,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const clock = options.clock ?? systemClock;
   const startMs = clock.now();
   const quests = resolveQuests(options.quests, startMs);
+  const questMap = createQuests(options, quests, startMs);
   const pathPrefix = resolvePrefix(options.pathPrefix);
 
   const inMemory = options.files === 'memory';
@@ -79,7 +82,15 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   });
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const baseUrl = `${origin}${pathPrefix}`;
-  const state = createState(options, quests, startMs, {dataDir, issuer: baseUrl, pathPrefix});
+  let state: State;
+  try {
+    state = createState(options, questMap, {dataDir, issuer: baseUrl, pathPrefix});
+  } catch (err) {
+    // Options it refuses (a fault rate out of range, say) leave nothing behind.
+    await new Promise((resolve) => server.close(resolve));
+    if (ownDir && dataDir !== undefined) await fs.promises.rm(dataDir, {recursive: true, force: true});
+    throw err;
+  }
   server.on('request', createHandler(state));
 
   let closing: Promise<void> | undefined;
