@@ -123,15 +123,22 @@ export async function startWorld(options: SimulatorOptions = {}): Promise<World>
   return world;
 }
 
-/** Runs `fn` in a world of its own, always closed afterwards. */
-export async function withWorld(options: SimulatorOptions, fn: (world: World) => Promise<void>): Promise<void> {
-  const world = await startWorld(options);
+/** Runs `fn` with what `opening` opens, always closed afterwards. */
+export async function using<T extends {close(): Promise<void>}>(
+  opening: Promise<T>,
+  fn: (opened: T) => Promise<void>
+): Promise<void> {
+  const opened = await opening;
   try {
-    await fn(world);
+    await fn(opened);
   } finally {
-    await world.close();
+    await opened.close();
   }
 }
+
+/** Runs `fn` in a world of its own, always closed afterwards. */
+export const withWorld = (options: SimulatorOptions, fn: (world: World) => Promise<void>): Promise<void> =>
+  using(startWorld(options), fn);
 
 /** The STATEs a read left, as the state file of the next attempt. */
 export type StateFile = ReturnType<typeof stateFile>;

@@ -9,7 +9,7 @@ import {warehouseNames} from '../../src/sync/column-names';
 import {csvText, QuestConfig, Simulator, startSimulator} from '../../simulator';
 import {TestClock} from './clock';
 import {errorTraces, LiveRun, records, startBinMain, startConnector, states, tempDir, writeJson} from './connector';
-import {runtimeOf, streamOf} from './fixtures';
+import {runtimeOf, streamOf, using} from './fixtures';
 import {AirbyteMessageJson} from './protocol';
 
 export const HEADER = ['Response ID', 'Created', 'Q1 Comment', 'Q2 Rating'];
@@ -82,14 +82,8 @@ export async function startHostile(options: HostileOptions = {}): Promise<Simula
 }
 
 /** Runs `fn` with a service of its own, always closed afterwards. */
-export async function withServer(options: HostileOptions, fn: (server: Simulator) => Promise<void>): Promise<void> {
-  const server = await startHostile(options);
-  try {
-    await fn(server);
-  } finally {
-    await server.close();
-  }
-}
+export const withServer = (options: HostileOptions, fn: (server: Simulator) => Promise<void>): Promise<void> =>
+  using(startHostile(options), fn);
 
 /** The quest's rows with since < Created <= until (epoch ms). */
 export function rowsBetween(server: Simulator, questId: string, sinceMs: number, untilMs: number): Row[] {
