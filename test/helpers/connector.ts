@@ -273,6 +273,14 @@ export const traces = (m: AirbyteMessageJson[]): TraceMessage[] => ofType<TraceM
 export const errorTraces = (m: AirbyteMessageJson[]): TraceMessage[] =>
   traces(m).filter((t) => t.trace.type === 'ERROR');
 
+/** The values that occur more than once, each once (in linear time: a read may hold tens of thousands). */
+export function repeated(values: readonly string[]): string[] {
+  const seen = new Set<string>();
+  const twice = new Set<string>();
+  for (const value of values) (seen.has(value) ? twice : seen).add(value);
+  return [...twice];
+}
+
 /** Milliseconds per unit of the durations the connector writes (core/time.ts formatDuration). */
 const UNIT_MS: Record<string, number> = {ms: 1, s: 1000, min: 60_000, h: 3_600_000, d: 86_400_000};
 
