@@ -104,6 +104,19 @@ function liveRun(
   return live;
 }
 
+/** The runs in progress that hear of Node's process warnings: one listener for all, however many run at once. */
+const warningListeners = new Set<(warning: Error) => void>();
+const onWarning = (warning: Error): void => warningListeners.forEach((listener) => listener(warning));
+
+function watchWarnings(listener: (warning: Error) => void): () => void {
+  if (warningListeners.size === 0) process.on('warning', onWarning);
+  warningListeners.add(listener);
+  return () => {
+    warningListeners.delete(listener);
+    if (warningListeners.size === 0) process.off('warning', onWarning);
+  };
+}
+
 export interface InProcessOptions {
   /** The connector's clock: a TestClock shared with the simulator makes its waits take no real time. */
   runtime?: Runtime;
@@ -142,8 +155,7 @@ export function startConnector(args: string[], options: InProcessOptions = {}): 
     worker: false,
   };
   // What Node would print on a process's stderr (MaxListenersExceededWarning...) is this run's stderr.
-  const onWarning = (warning: Error): void => void (stderr += `${warning.name}: ${warning.message}\n`);
-  process.on('warning', onWarning);
+  const stopWatching = watchWarnings((warning) => void (stderr += `${warning.name}: ${warning.message}\n`));
   let killed = false;
   const kill = (signal: NodeJS.Signals): void => {
     if (signal !== 'SIGTERM' && signal !== 'SIGINT')
@@ -170,7 +182,7 @@ export function startConnector(args: string[], options: InProcessOptions = {}): 
     )
     .then((code) => {
       clearTimeout(guard);
-      process.off('warning', onWarning);
+      stopWatching();
       lines.end();
       const result = collect(code, lines.text, stderr);
       return {...result, signal: null, exitedAt: runtime.now(), killed};
