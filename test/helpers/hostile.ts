@@ -6,7 +6,7 @@
 import zlib from 'zlib';
 
 import {warehouseNames} from '../../src/sync/column-names';
-import {csvText, QuestConfig, Simulator, startSimulator} from '../../simulator';
+import {QuestConfig, Simulator, startSimulator} from '../../simulator';
 import {TestClock} from './clock';
 import {errorTraces, LiveRun, records, startBinMain, startConnector, states, tempDir, writeJson} from './connector';
 import {runtimeOf, streamOf, using} from './fixtures';
@@ -403,6 +403,3 @@ export function utf8WithInvalidBytes(text: string): Buffer {
 }
 
 export const gzip = (text: string | Buffer): Buffer => zlib.gzipSync(text);
-
-/** The CSV file the service would write, for answers that serve one of their own. */
-export const buildCsv = csvText;
