@@ -30,7 +30,9 @@ interface Timer {
  * the event loop must be quiet a while (QUIET_TURNS, QUIET_MS) with nothing held. So status
  * polls, retries, 429 and 409 waits and the simulator's latency take no real time, while real work
  * is never jumped over, however slowly a busy machine does it: the clock follows events, not the
- * wall. Waits running side by side overlap as in real time (a jump goes to the earliest only).
+ * wall. Waits running side by side overlap as in real time (a jump ends the earliest, and those due
+ * within GROUP_MS of it). While nothing waits on it, it is the real clock: a bin/main process may run
+ * against a simulator on it.
  */
 export class TestClock implements Runtime, SimulatorClock {
   private offset = 0;
