@@ -34,7 +34,12 @@ interface Message {
   state?: {stream: {stream_descriptor: {name: string}; stream_state: unknown}; sourceStats: {recordCount: number}};
   connectionStatus?: {status: string; message?: string};
   catalog?: {
-    streams: {name: string; json_schema: {properties: Record<string, unknown>}; default_cursor_field?: string[]}[];
+    streams: {
+      name: string;
+      json_schema: {properties: Record<string, unknown>};
+      default_cursor_field?: string[];
+      source_defined_primary_key?: string[][];
+    }[];
   };
   trace?: {type: string; error?: {message: string}};
   log?: {level: string; message: string};
@@ -158,12 +163,15 @@ async function main(): Promise<void> {
         `   ${s.name}: ${Object.keys(s.json_schema.properties).length} fields, cursor ${s.default_cursor_field?.join('.')}`
       );
     if (streams.length === 0) throw new DemoError('discover returned no streams (see the errors above).');
+    // Incremental | Append + Deduped, as the guide recommends, for every stream with a primary key.
     write(FILES.catalog, {
       streams: streams.map((stream) => ({
         stream,
         sync_mode: 'incremental',
         cursor_field: stream.default_cursor_field,
-        destination_sync_mode: 'append',
+        ...(stream.source_defined_primary_key?.length
+          ? {destination_sync_mode: 'append_dedup', primary_key: stream.source_defined_primary_key}
+          : {destination_sync_mode: 'append'}),
       })),
     });
 
