@@ -3,14 +3,24 @@ import {errorMessage} from '../core/errors';
 import {TimeWindow} from '../core/time';
 import {ByteDecoder, EncodingBasis, TextEncoding} from '../csv/decoder';
 import {isCreatedHeader, isResponseIdHeader} from '../csv/header';
-import {CsvFormatError, CsvProblem, LineEnds} from '../csv/parser';
+import {CsvFormatError, CsvProblem, CsvRowParser, LineEnds} from '../csv/parser';
 import {readCsv} from '../csv/reader';
 import {ReadTime, readTime, timeShape} from './shapes';
 
 /** Separators a file may use instead of the configured one (the SOAP API's default was ¤). */
 const CANDIDATE_SEPARATORS = ['|', ',', ';', '\t', '¤'];
-/** Bytes of the file's start that decide its encoding, as the connector's decoder does. */
-const HEAD_BYTES = 4096;
+/** Bytes of the file's start kept to tell its encoding and to try each separator on. */
+const HEAD_BYTES = 64 * 1024;
+
+/** How the start of a file reads with one separator: the header's width, and whether the rows after it agree. */
+export interface SeparatorFit {
+  separator: string;
+  columns: number;
+  /** Rows read whole from the start, the header included. */
+  rows: number;
+  /** Every row read had the header's width (and the quoting made sense). */
+  consistent: boolean;
+}
 
 /** Where a Created time lies against the window it was exported for. */
 export interface WindowFit {
@@ -40,9 +50,9 @@ export interface FileSample {
     columns: number;
     responseId: boolean;
     created: boolean;
-    /** Other separators in a header that read as one column, with their count. */
-    otherSeparators: {separator: string; count: number}[];
   };
+  /** The configured separator first, then the others a file may use. */
+  separators: SeparatorFit[];
   rows: number;
   lineEnds?: LineEnds;
   quotedCells?: number;
@@ -79,6 +89,7 @@ export async function sampleFile(
     complete: false,
     stoppedEarly: false,
     rows: 0,
+    separators: [],
     createdShapes: new Map(),
     createdTimes: [],
     fit: {inside: 0, before: 0, after: 0, maxBeforeMs: 0, maxAfterMs: 0},
@@ -92,6 +103,13 @@ export async function sampleFile(
   }
   let createdAt = -1;
   const fit = sample.fit;
+  const readHeader = (cells: string[]): void => {
+    sample.header = {
+      columns: cells.length,
+      responseId: cells.some(isResponseIdHeader),
+      created: cells.some(isCreatedHeader),
+    };
+  };
   try {
     const summary = await readCsv(
       chunks(),
@@ -99,15 +117,7 @@ export async function sampleFile(
       {
         header: (cells) => {
           createdAt = cells.findIndex(isCreatedHeader);
-          const single = cells.length === 1 ? cells[0] : '';
-          sample.header = {
-            columns: cells.length,
-            responseId: cells.some(isResponseIdHeader),
-            created: createdAt !== -1,
-            otherSeparators: CANDIDATE_SEPARATORS.filter((s) => s !== opts.separator)
-              .map((separator) => ({separator, count: single.split(separator).length - 1}))
-              .filter((s) => s.count > 0),
-          };
+          readHeader(cells);
         },
         rows: (batch) => {
           for (const row of batch) {
@@ -151,10 +161,32 @@ export async function sampleFile(
   }
   if (head.length) {
     const decoder = new ByteDecoder();
-    decoder.write(head);
-    decoder.end();
+    const text = decoder.write(head) + decoder.end();
     sample.encoding = decoder.encoding;
     sample.encodingBasis = decoder.basis;
+    sample.separators = [opts.separator, ...CANDIDATE_SEPARATORS.filter((s) => s !== opts.separator)].map((s) =>
+      fitSeparator(text, s)
+    );
+    // A bad row in the header's chunk stops the reader before the header reached the sink: read it from the start.
+    const header = firstRows(text, opts.separator).rows[0];
+    if (!sample.header && sample.csvError && header) readHeader(header);
   }
   return sample;
+}
+
+/** The rows complete in a file's start, up to the first that does not parse. */
+function firstRows(text: string, separator: string): {rows: string[][]; error: boolean} {
+  const rows: string[][] = [];
+  try {
+    new CsvRowParser(separator, {acceptStrayQuotes: true}).push(text, rows);
+    return {rows, error: false};
+  } catch (err) {
+    if (!(err instanceof CsvFormatError)) throw err;
+    return {rows, error: true};
+  }
+}
+
+function fitSeparator(text: string, separator: string): SeparatorFit {
+  const {rows, error} = firstRows(text, separator);
+  return {separator, columns: rows[0]?.length ?? 0, rows: rows.length, consistent: !error};
 }

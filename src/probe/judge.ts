@@ -2,7 +2,7 @@ import {classifyStatus} from '../api/export-status';
 import {parseRateLimit, resetMeaning, resetToEpochMs} from '../api/rate-limit';
 import {formatDuration, TimeWindow} from '../core/time';
 import {AssumptionId} from './assumptions';
-import {FileSample} from './file-sample';
+import {FileSample, SeparatorFit} from './file-sample';
 import {AnswerLog, ApiAnswer} from './observer';
 import {memberShapes, outline, tally, timeShape, word} from './shapes';
 
@@ -290,27 +290,7 @@ function csvVerdicts(facts: ProbeFacts, files: {run: ExportRun; file: FileSample
   );
   const encodingOk = read.every((f) => f.encoding === 'utf-8');
   const headers = read.flatMap((f) => (f.header ? [f.header] : []));
-  const {name, char} = facts.separator;
-  const oneColumn = headers.length > 0 && headers.every((h) => h.columns === 1);
-  let separator: Verdict;
-  if (!headers.length) separator = unknown('csv.separator', 'no file had a header');
-  else if (!oneColumn) {
-    separator = confirmed(
-      'csv.separator',
-      `the header reads as ${unique(headers.map((h) => h.columns)).join(' or ')} columns with ${separatorName(char)}`
-    );
-  } else {
-    const others = headers[0].otherSeparators.sort((a, b) => b.count - a.count);
-    separator = others.length
-      ? contradicted(
-          'csv.separator',
-          `the header reads as one column with ${separatorName(char)} (${name}), and holds ${others.map((o) => `${o.count} × ${separatorName(o.separator)}`).join(', ')}: the file seems separated by ${separatorName(others[0].separator)}`
-        )
-      : unknown(
-          'csv.separator',
-          `the header reads as one column with ${separatorName(char)}, and holds no other separator`
-        );
-  }
+  const separator = separatorVerdict(read, facts.separator.char);
   const quoteErrors = read.filter((f) => f.csvError && f.csvError.problem !== 'width');
   const widthErrors = read.filter((f) => f.csvError?.problem === 'width');
   const rowCount = read.reduce((n, f) => n + f.rows, 0);
@@ -342,7 +322,8 @@ function csvVerdicts(facts: ProbeFacts, files: {run: ExportRun; file: FileSample
     title: string
   ): Verdict => {
     if (!headers.length) return unknown(id, 'no file had a header');
-    if (oneColumn) return unknown(id, 'the header reads as one column (see the separator)');
+    if (separator.state !== 'confirmed')
+      return unknown(id, 'the header does not split with `field_separator` (see `csv.separator`)');
     return headers.every(has)
       ? confirmed(id, `a \`${title}\` column among ${unique(headers.map((h) => h.columns)).join(' or ')}`)
       : contradicted(
@@ -359,6 +340,37 @@ function csvVerdicts(facts: ProbeFacts, files: {run: ExportRun; file: FileSample
     column('csv.created', (h) => h.created, 'Created'),
     emptyExportVerdict(files),
   ];
+}
+
+/**
+ * Whether the configured separator reads the file's start as a header of several columns with rows of
+ * the same width; if not, the separator that does, with the most columns.
+ */
+function separatorVerdict(files: FileSample[], configured: string): Verdict {
+  const fits = files.map((f) => f.separators).filter((s) => s.length);
+  if (!fits.length) return unknown('csv.separator', 'no file had a header');
+  const ours = fits.map((s) => s[0]);
+  const reads = (fit: SeparatorFit): string =>
+    `${plural(fit.columns, 'column')}${fit.consistent ? `, ${plural(Math.max(0, fit.rows - 1), 'row')} after it alike` : ', the rows after it unlike it'}`;
+  if (ours.every((fit) => fit.consistent && fit.columns >= 2)) {
+    const rows = ours.reduce((n, fit) => n + fit.rows - 1, 0);
+    const columns = unique(ours.map((fit) => fit.columns)).join(' or ');
+    return confirmed(
+      'csv.separator',
+      `with ${separatorName(configured)} the header reads as ${columns} columns, and ${plural(rows, 'row')} after it alike`
+    );
+  }
+  const best = fits[0]
+    .slice(1)
+    .filter((fit) => fit.consistent && fit.columns >= 2)
+    .sort((x, y) => y.columns - x.columns)[0];
+  const seen = `with ${separatorName(configured)} the header reads as ${reads(fits[0][0])}`;
+  return best
+    ? contradicted(
+        'csv.separator',
+        `${seen}; with ${separatorName(best.separator)} as ${reads(best)}: the file seems separated by ${separatorName(best.separator)}`
+      )
+    : unknown('csv.separator', `${seen}, and no other separator reads it better`);
 }
 
 function describeCsvProblem(file: FileSample): string {
