@@ -104,21 +104,21 @@ export const ASSUMPTIONS = [
     assumption:
       "The file's end is declared (`Content-Length`, or chunked framing), and the body is exactly as long as declared.",
     ifContradicted:
-      'Without a declared end the connector cannot tell a whole file from one cut off by the network: it withholds a last row without a line end, with a warning. A body longer or shorter than its `Content-Length` counts as cut off and is downloaded again; if that keeps happening, the window fails. Tell Questback support (a proxy may change the body).',
+      'Without a declared end the connector cannot tell a whole file from one the network cut: a file whose last row has no line end counts as cut off and is downloaded again. A body longer or shorter than its `Content-Length` counts as cut off too. If that keeps happening, the window fails. Tell Questback support (a proxy may change the body).',
   },
   {
     id: 'csv.encoding',
     topic: 'CSV file',
     assumption: 'The file is UTF-8, with or without a byte-order mark.',
     ifContradicted:
-      'The connector also reads UTF-16 (by its byte-order mark) and Windows-1252, with a warning; a character outside Windows-1252 may then be lost. Ask Questback support whether exports can be UTF-8.',
+      'The connector also reads UTF-16, and reads a file that has no byte-order mark and is not UTF-8 as Windows-1252, with a warning; characters the service could not write in such a file are lost there. Ask Questback support whether exports can be UTF-8.',
   },
   {
     id: 'csv.separator',
     topic: 'CSV file',
     assumption: 'Cells are separated by the `field_separator` of the config (`PIPE` is `|`).',
     ifContradicted:
-      'Every row reads as one column. Set `field_separator` to the separator the report names (`COMMA`, `SEMICOLON`, `TAB` or `PIPE`) and run the probe again; if the service uses another character, tell Questback support.',
+      'Rows do not split into their columns: discover learns wrong columns, and reads fail at the first row of another width. Set `field_separator` to the separator the report names (`COMMA`, `SEMICOLON`, `TAB` or `PIPE`) and run the probe again; if the service uses another character, tell Questback support.',
   },
   {
     id: 'csv.quoting',
@@ -134,7 +134,7 @@ export const ASSUMPTIONS = [
     assumption:
       'Every row has as many cells as the header (a line break inside a cell is quoted); rows may end with CRLF, LF or CR.',
     ifContradicted:
-      "A row of another width stops the quest's sync with an error naming the line: nothing of its window is loaded. Tell Questback support (the report names the line of the export).",
+      "A row of another width stops the quest's sync with an error naming the line, and its state does not move past that window. Tell Questback support (the report names the line of the export).",
   },
   {
     id: 'csv.response-id',

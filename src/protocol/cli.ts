@@ -155,7 +155,7 @@ export function buildCommand(connector: Connector, env: CliEnvironment): Command
   program
     .command('discover')
     .description(
-      'list the streams: per_quest layout, one per quest with its columns (from a small export of each) and columns; combined layout, responses and columns'
+      'list the streams and their schemas: with stream_layout per_quest, quest_<id> for each quest (its columns learnt from a small export of it) and columns; with combined, responses and columns (no export)'
     )
     .requiredOption('--config <path>', 'config JSON file')
     .action(async (opts: {config: string}) => {
