@@ -16,8 +16,9 @@ import * as prettier from 'prettier';
 import {PassThrough} from 'stream';
 
 import {parseConfig} from '../src/core/config';
+import {LIMITS} from '../src/core/limits';
 import {systemRuntime} from '../src/core/runtime';
-import {PROBE_LIMITS, runProbe} from '../src/probe/probe';
+import {runProbe} from '../src/probe/probe';
 import {adviceTable, renderReport} from '../src/probe/report';
 import {ConnectorLogger} from '../src/protocol/logger';
 import {MessageWriter} from '../src/protocol/output';
@@ -66,7 +67,7 @@ async function sampleReport(): Promise<string> {
     const logger = new ConnectorLogger(new MessageWriter(new PassThrough()), AirbyteLogLevel.ERROR);
     const result = await runProbe(
       config,
-      {questId: DEFAULT_QUEST_IDS[0], budgetMs: PROBE_LIMITS.budgetMs, maxRows: PROBE_LIMITS.maxRows},
+      {questId: DEFAULT_QUEST_IDS[0], budgetMs: LIMITS.probe.budgetMs, maxRows: LIMITS.probe.maxRows},
       {runtime: systemRuntime, logger, onSecret: () => undefined}
     );
     const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {name: string; version: string};

@@ -5,6 +5,7 @@ import {exportSettings, QuestbackApi} from '../api/client';
 import {createHttpClient, retryPolicy} from '../api/http';
 import {RateLimitGate} from '../api/rate-limit';
 import {QuestbackConfig} from '../core/config';
+import {LIMITS} from '../core/limits';
 import {Runtime} from '../core/runtime';
 import {AnswerLog} from './observer';
 
@@ -17,9 +18,6 @@ export interface ProbeEnvironment {
   signal?: AbortSignal;
 }
 
-/** The longest wait for one answer: a person waits for the probe. */
-const ANSWER_TIMEOUT_MS = 60_000;
-
 /**
  * The connector's own API client and token provider, with the retry policy of a check (a person
  * waits), and every answer of both services recorded in `log`.
@@ -30,7 +28,7 @@ export function probeConnection(
   log: AnswerLog
 ): {api: QuestbackApi; authenticate(signal?: AbortSignal): Promise<void>} {
   env.onSecret(config.client_secret, config.client_id);
-  const timeoutMs = Math.min(config.request_timeout_seconds * 1000, ANSWER_TIMEOUT_MS);
+  const timeoutMs = Math.min(config.request_timeout_seconds * 1000, LIMITS.probe.answerTimeoutMs);
   const common = {runtime: env.runtime, logger: env.logger, policy: retryPolicy('check', timeoutMs)};
   const tokens = new TokenProvider(
     {

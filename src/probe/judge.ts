@@ -4,7 +4,7 @@ import {formatDuration, TimeWindow} from '../core/time';
 import {AssumptionId} from './assumptions';
 import {FileSample, SeparatorFit} from './file-sample';
 import {AnswerLog, ApiAnswer} from './observer';
-import {memberShapes, outline, tally, timeShape, word} from './shapes';
+import {mediaType, memberShapes, tally, timeShape, word} from './shapes';
 
 export type VerdictState = 'confirmed' | 'contradicted' | 'unknown';
 
@@ -214,9 +214,12 @@ function describeLocation(answer: ApiAnswer, apiUrl: string): {documented: boole
   const documentedPath = statusUrl.pathname.replace(/\/status$/, '/download');
   const samePath = target.pathname === documentedPath;
   const where = sameOrigin ? "on api_url's host" : `on another host, ${target.protocol}//${target.host}`;
-  const path = samePath
-    ? 'the documented download path'
-    : `another path (${outline(target.pathname.replace(/[0-9a-f-]{36}/gi, '<id>'))})`;
+  // Segments that are not short words (ids, a signature in a CDN's path) are left out.
+  const shape = target.pathname
+    .split('/')
+    .map((segment) => (segment === '' || /^[a-z][a-z0-9_.-]{0,19}$/i.test(segment) ? segment : '{…}'))
+    .join('/');
+  const path = samePath ? 'the documented download path' : `another path (${shape})`;
   const query = target.search ? ', with a query (not shown)' : '';
   return {documented: sameOrigin && samePath, text: `${kind} ${where}, to ${path}${query}`};
 }
@@ -231,15 +234,12 @@ function downloadVerdicts(log: AnswerLog, files: FileSample[]): Verdict[] {
       unknown('download.length', why),
     ];
   }
-  const types = answers.map((a) => a.contentType ?? '(none)');
-  const typeOk = types.every((t) => /csv/i.test(t));
+  const types = answers.map((a) => a.contentType);
+  const typeOk = types.every((t) => /csv/i.test(t ?? ''));
   const codings = answers.map((a) => (a.contentEncoding ?? '').trim().toLowerCase());
   const codingOk = codings.every((c) => DECODED_CODINGS.has(c));
   return [
-    (typeOk ? confirmed : contradicted)(
-      'download.content-type',
-      tally(counts(types.map((t) => word(t.split(';')[0]) + (t.includes(';') ? '; …' : ''))))
-    ),
+    (typeOk ? confirmed : contradicted)('download.content-type', tally(counts(types.map((t) => mediaType(t))))),
     (codingOk ? confirmed : contradicted)('download.content-encoding', tally(counts(codings.map((c) => c || 'none')))),
     lengthVerdict(files),
   ];
@@ -526,7 +526,7 @@ function errorVerdicts(answers: ApiAnswer[]): Verdict[] {
     (statusOk ? confirmed : contradicted)('error.unknown-export', `HTTP ${answer.status}`),
     (problemOk ? confirmed : contradicted)(
       'error.problem-details',
-      `${word((answer.contentType ?? 'no Content-Type').split(';')[0])}: ${shape}`
+      `${answer.contentType === undefined ? 'no Content-Type' : mediaType(answer.contentType.split(';')[0])}: ${shape}`
     ),
   ];
 }

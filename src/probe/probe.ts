@@ -20,15 +20,6 @@ export interface ProbeOptions {
   maxRows: number;
 }
 
-export const PROBE_LIMITS = {
-  budgetMs: 5 * MINUTE_MS,
-  maxRows: 10_000,
-  /** Exports made at most. */
-  exports: 3,
-  /** An export is not started with less of the budget left: it could not finish. */
-  minExportMs: 10_000,
-} as const;
-
 export interface ProbeResult {
   questId: string;
   apiUrl: string;
@@ -72,7 +63,7 @@ export async function runProbe(
   let unknownAsked = false;
 
   logger.info(
-    `Probe of ${config.api_url} with quest ${questId}: at most ${PROBE_LIMITS.exports} small exports, ${formatDuration(options.budgetMs)} at most`
+    `Probe of ${config.api_url} with quest ${questId}: at most ${LIMITS.probe.exports} small exports, ${formatDuration(options.budgetMs)} at most`
   );
   await authenticate(signal);
   logger.info('Probe: the token service gave an access token');
@@ -200,11 +191,11 @@ export async function runProbe(
 
   /** Whether another export may start: fewer than the most, and time enough left for it. */
   const mayExport = (what: string): boolean => {
-    if (runs.length >= PROBE_LIMITS.exports) {
-      skipped.push(`${what}: the probe makes at most ${PROBE_LIMITS.exports} exports`);
+    if (runs.length >= LIMITS.probe.exports) {
+      skipped.push(`${what}: the probe makes at most ${LIMITS.probe.exports} exports`);
       return false;
     }
-    if (deadline - runtime.now() < PROBE_LIMITS.minExportMs) {
+    if (deadline - runtime.now() < LIMITS.probe.minExportMs) {
       skipped.push(`${what}: the probe's budget of ${formatDuration(options.budgetMs)} was used up`);
       return false;
     }

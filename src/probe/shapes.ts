@@ -56,12 +56,20 @@ export function outline(text: string): string {
 }
 
 /**
- * A short word of the service's vocabulary (a status, a token type, a media type) as is; anything
- * else by its outline.
+ * A short word of the service's vocabulary (a status, a token type, a member name) as is: letters,
+ * spaces, _ and - only, so that nothing like a token or an id passes; anything else by its outline.
  */
 export function word(value: unknown): string {
   if (typeof value !== 'string') return value === undefined ? '(none)' : `a ${typeOf(value)}`;
-  return /^[A-Za-z][A-Za-z0-9 _./+-]{0,47}$/.test(value) ? value : `a text shaped ${outline(value)}`;
+  return /^[A-Za-z][A-Za-z _-]{0,31}$/.test(value) ? value : `a text shaped ${outline(value)}`;
+}
+
+/** A media type (`text/csv`) as is, its parameters left out; anything else by its outline. */
+export function mediaType(value: string | undefined): string {
+  if (value === undefined) return '(none)';
+  const type = value.split(';')[0].trim();
+  const shown = /^[A-Za-z]+\/[A-Za-z0-9.+-]{1,40}$/.test(type) ? type : `a text shaped ${outline(type)}`;
+  return value.includes(';') ? `${shown}; …` : shown;
 }
 
 /** JSON types of a value's members: `exportId (string), message (string)`. */

@@ -15,7 +15,7 @@ import {connectorError, errorMessage, failureTypeOf} from '../core/errors';
 import {LIMITS} from '../core/limits';
 import {Runtime} from '../core/runtime';
 import {MINUTE_MS} from '../core/time';
-import {PROBE_LIMITS, ProbeOptions, ProbeResult} from '../probe/probe';
+import {ProbeOptions, ProbeResult} from '../probe/probe';
 import {renderReport, summary, summaryLine} from '../probe/report';
 import {CheckResult} from '../sync/check';
 import {SyncOutput} from '../sync/output-port';
@@ -228,7 +228,7 @@ export function buildCommand(connector: Connector, env: CliEnvironment): Command
     .requiredOption('--config <path>', 'config JSON file')
     .option('--quest <id>', 'the quest to export, one of quest_ids (default: the first)')
     .option('--report <path>', 'where to write the report', 'probe-report.md')
-    .option('--minutes <n>', 'the longest the probe may take, 1 to 30', String(PROBE_LIMITS.budgetMs / MINUTE_MS))
+    .option('--minutes <n>', 'the longest the probe may take, 1 to 30', String(LIMITS.probe.budgetMs / MINUTE_MS))
     .action(async (opts: {config: string; quest?: string; report: string; minutes: string}) => {
       try {
         const config = loadConfig(opts.config);
@@ -240,10 +240,10 @@ export function buildCommand(connector: Connector, env: CliEnvironment): Command
           );
         }
         const minutes = Number(opts.minutes);
-        if (!(minutes >= 1 && minutes <= 30)) {
+        if (!(minutes >= 1 && minutes <= LIMITS.probe.maxBudgetMs / MINUTE_MS)) {
           throw connectorError(
             'config_error',
-            `--minutes must be a number from 1 to 30, got ${JSON.stringify(opts.minutes)}.`
+            `--minutes must be a number from 1 to ${LIMITS.probe.maxBudgetMs / MINUTE_MS}, got ${JSON.stringify(opts.minutes)}.`
           );
         }
         const file = path.resolve(opts.report);
@@ -258,7 +258,7 @@ export function buildCommand(connector: Connector, env: CliEnvironment): Command
         const result = await connector.probe(config, {
           questId,
           budgetMs: minutes * MINUTE_MS,
-          maxRows: PROBE_LIMITS.maxRows,
+          maxRows: LIMITS.probe.maxRows,
         });
         fs.writeFileSync(file, env.scrub(renderReport(result, env.connectorName)));
         logger.info(
