@@ -179,5 +179,5 @@ export function mainCommand(runtime: Runtime = systemRuntime, out: NodeJS.Writab
     probe: (config, options) => runProbe(config, options, {runtime, logger, onSecret}),
   };
   const scrub = (text: string): string => scrubber.scrub(text);
-  return buildCommand(connector, {runtime, writer, logger, onSecret, scrub, connectorName: connectorName()});
+  return buildCommand(connector, {runtime, writer, logger, onSecret, scrub, connectorName});
 }

@@ -177,7 +177,7 @@ export async function runProbe(
       if (inaccessible) {
         throw connectorError(
           'config_error',
-          `The API login cannot read quest ${questId} (HTTP ${inaccessible.status}). Probe a quest it can read: --quest <id>, one of quest_ids.`,
+          `Quest ${questId} cannot be probed: ${errorMessage(err)} Probe a quest the API login can read: --quest <id>, one of quest_ids.`,
           {questId, status: inaccessible.status},
           err instanceof Error ? err : undefined
         );

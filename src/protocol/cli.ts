@@ -50,7 +50,7 @@ export interface CliEnvironment {
   /** Masks every registered secret in a text that leaves the process by another way than stdout (the probe's report). */
   scrub(text: string): string;
   /** The connector's name and version, as a report names it. */
-  connectorName: string;
+  connectorName(): string;
 }
 
 /** Exit codes of a read stopped by a signal, as shells report them. */
@@ -260,7 +260,7 @@ export function buildCommand(connector: Connector, env: CliEnvironment): Command
           budgetMs: minutes * MINUTE_MS,
           maxRows: LIMITS.probe.maxRows,
         });
-        fs.writeFileSync(file, env.scrub(renderReport(result, env.connectorName)));
+        fs.writeFileSync(file, env.scrub(renderReport(result, env.connectorName())));
         logger.info(
           `Probe finished: ${summaryLine(result.verdicts)}. Report, safe to send to Questback support: ${file}`
         );

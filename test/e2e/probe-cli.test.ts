@@ -100,7 +100,9 @@ describe('bin/main probe', () => {
       const forbidden = await probe(sim, ['--quest', OTHER]);
       expect(forbidden.result.code).toBe(1);
       expect(errorTraces(forbidden.result.messages)[0].trace.error?.message).toMatch(
-        new RegExp(`The API login cannot read quest ${OTHER} \\(HTTP 403\\)\\. Probe a quest it can read: --quest <id>`)
+        new RegExp(
+          `Quest ${OTHER} cannot be probed: Creating an export for quest ${OTHER} failed: HTTP 403 .* Probe a quest the API login can read: --quest <id>`
+        )
       );
 
       const before = sim.stats().requests;
