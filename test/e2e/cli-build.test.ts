@@ -17,9 +17,13 @@ interface Ran {
   stderr: string;
 }
 
-function run(file: string, args: string[], cwd: string): Promise<Ran> {
+function run(file: string, args: string[], cwd: string, env: Record<string, string> = {}): Promise<Ran> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [file, ...args], {cwd, stdio: ['ignore', 'pipe', 'pipe']});
+    const child = spawn(process.execPath, [file, ...args], {
+      cwd,
+      env: {...process.env, LOG_LEVEL: '', ...env},
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
@@ -98,6 +102,8 @@ describe('bin/main without a usable build', () => {
       'lib/src/index.js': "exports.mainCommand = () => ({parseAsync: async () => { throw new TypeError('boom'); }});\n",
     });
     expectOneLine(await main(dir), /^bin\/main: boom\n$/);
+    const debug = await run(path.join(dir, 'bin', 'main'), ['spec'], dir, {LOG_LEVEL: 'debug'});
+    expect(debug.stderr).toMatch(/^bin\/main: TypeError: boom\n\s+at /);
   });
 });
 
