@@ -44,7 +44,8 @@ async function probe(sim: Simulator, args: string[] = [], config: Record<string,
 
 describe('bin/main probe', () => {
   test('a service as the connector assumes: exit 0, log lines only, every verdict logged, the report written', async () => {
-    const sim = await simulator({faults: {rateLimit: {limit: 500, windowMs: 60_000}}});
+    // Exports that take over a second: the polls see status records even on a busy machine.
+    const sim = await simulator({faults: {rateLimit: {limit: 500, windowMs: 60_000}}, exportDurationMs: 1200});
     try {
       const {result, report, file} = await probe(sim);
       expect(result.invalid).toEqual([]);

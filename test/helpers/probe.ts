@@ -21,7 +21,7 @@ export interface Variant {
   dialect?: DialectOptions;
   faults?: FaultOptions;
   quest?: Partial<QuestConfig>;
-  simulator?: Pick<SimulatorOptions, 'relativeLocation'>;
+  simulator?: Pick<SimulatorOptions, 'relativeLocation' | 'exportDurationMs'>;
 }
 
 export interface ProbeRun {
@@ -40,7 +40,11 @@ const quickRuntime: Runtime = {
   random: () => Math.random(),
 };
 
-/** A probe of a quest of 60 responses over the last three days, on a simulator answering as `variant` says. */
+/**
+ * A probe of a quest of 60 responses over the last three days, on a simulator answering as `variant`
+ * says. Exports take 90 ms unless the variant says otherwise (status records are seen only while an
+ * export is being generated).
+ */
 export async function probe(variant: Variant = {}): Promise<ProbeRun> {
   const sim = await startSimulator({
     seed: 11,
