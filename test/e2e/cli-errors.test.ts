@@ -61,3 +61,11 @@ test.each([
   expect(message).toContain(`The ${what} file ${dir}/${what}.json is not valid JSON at ${where}`);
   expect(message).not.toMatch(/quest_x|STREAM/);
 });
+
+test('discover --help says what it lists in each layout', async () => {
+  const run = await runConnector(['discover', '--help']);
+  expect(run.code).toBe(0);
+  expect(run.stdout.replace(/\s+/g, ' ')).toContain(
+    'with stream_layout per_quest, quest_<id> for each quest (its columns learnt from a small export of it) and columns; with combined, responses and columns (no export)'
+  );
+});
