@@ -61,11 +61,13 @@ export async function createExport(ctx: Ctx, state: State, quest: QuestEntry): P
     durationMs: config.exportDurationMs ?? state.exportDurationMs,
     msPerThousandRows: config.exportMsPerThousandRows ?? state.exportMsPerThousandRows,
   };
-  const {since, until} = checked.request.window;
+  const request = state.dialect.request(checked.request);
+  const {since, until} = request.window;
   const [lo, hi] = quest.data.range(since, until ?? now);
-  const job = state.exports.create(quest.data, checked.request, now, timing, state.faults.exportOutcome(hi - lo));
+  const job = state.exports.create(quest.data, request, now, timing, state.faults.exportOutcome(hi - lo));
   state.stats.exportsCreated++;
-  ctx.json(202, {exportId: job.id, message: 'The export has been scheduled and will be processed shortly.'});
+  const answer = state.dialect.createAnswer(job.id, `${ctx.path}/${encodeURIComponent(job.id)}/status`);
+  ctx.json(answer.status, answer.body, answer.headers);
 }
 
 function gone(ctx: Ctx, job: ExportJob): void {
@@ -77,18 +79,16 @@ export function exportStatus(ctx: Ctx, state: State, job: ExportJob): void {
   const view = state.exports.view(job, Date.now());
   if (view.state === 'GONE') {
     gone(ctx, job);
-  } else if (view.state === 'COMPLETED') {
+  } else if (view.state === 'COMPLETED' && state.dialect.options.completed !== 'record') {
     // 'download' resolves against .../exports/<id>/status to .../exports/<id>/download.
-    const location = state.relativeLocation
-      ? 'download'
-      : `${state.pathPrefix}/v1/quests/${encodeURIComponent(job.questId)}/exports/${encodeURIComponent(job.id)}/download`;
-    ctx.send(302, undefined, '', {Location: location});
+    const path = `${state.pathPrefix}/v1/quests/${encodeURIComponent(job.questId)}/exports/${encodeURIComponent(job.id)}/download`;
+    ctx.send(302, undefined, '', {Location: state.dialect.location(path, job.id, state.relativeLocation)});
   } else {
     ctx.json(200, {
       exportId: job.id,
       questId: job.questId,
-      status: view.state,
-      lastChangedAt: new Date(view.lastChangedMs).toISOString(),
+      status: state.dialect.word(view.state),
+      lastChangedAt: state.dialect.lastChangedAt(view.lastChangedMs),
     });
   }
 }
@@ -123,11 +123,12 @@ export async function downloadExport(ctx: Ctx, state: State, quest: QuestEntry, 
   }
   const cut = state.faults.truncateAt(size);
   const stall = cut === undefined ? state.faults.stallAt(size) : undefined;
+  const {fileType, fileEncodingLabel} = state.dialect.options;
   const headers: Record<string, string | number> = {
-    'Content-Type': CONTENT_TYPES[corruption ?? ''] ?? CSV_TYPE,
+    'Content-Type': CONTENT_TYPES[corruption ?? ''] ?? fileType ?? CSV_TYPE,
     'Content-Disposition': `attachment; filename="export-${job.id}.csv"`,
   };
-  if (gzip) headers['Content-Encoding'] = 'gzip';
+  if (gzip || fileEncodingLabel) headers['Content-Encoding'] = fileEncodingLabel ?? 'gzip';
   if (framing === 'length') headers['Content-Length'] = size;
   if (framing === 'close') {
     // Neither a length nor chunks: the body ends where the connection does.

@@ -8,6 +8,7 @@ import * as os from 'os';
 import * as path from 'path';
 import {TokenService} from './auth';
 import {parseCreatedAt, QuestData} from './data';
+import {Dialect} from './dialect';
 import {codecOf, ENCODINGS} from './encoding';
 import {ExportStore} from './exports';
 import {Faults} from './faults';
@@ -19,6 +20,7 @@ import {checkSettings} from './settings';
 import {QuestEntry, State} from './state';
 import {PRESETS} from './title-presets';
 import {ExportSettings, InsertedQuestion, ResolvedQuest, Simulator, SimulatorOptions, QuestConfig} from './types';
+export type {DialectOptions, TimeFormat} from './dialect';
 
 export type {
   Corruption,
@@ -117,10 +119,13 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const msPerThousandRows = options.exportMsPerThousandRows ?? 0;
   if (!(msPerThousandRows >= 0)) throw new Error('exportMsPerThousandRows must be >= 0');
 
+  // The other host name of 'other-host' download links: localhost, for the server's 127.0.0.1.
+  let otherOrigin = '';
+  const dialect = new Dialect(options.dialect ?? {}, () => otherOrigin);
   const questMap = new Map<string, QuestEntry>();
   for (const q of quests) {
     if (questMap.has(q.id)) throw new Error(`quest ${q.id} is configured twice`);
-    const data = new QuestData(q, seed, startMs);
+    const data = new QuestData(q, seed, startMs, dialect);
     const first = data.count > 0 ? data.createdAt(0) : startMs - 86_400_000;
     questMap.set(q.id, {data, invitations: new Invitations(seed, q.id, first, startMs - 60_000)});
   }
@@ -138,6 +143,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
   });
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}${pathPrefix}`;
+  otherOrigin = `http://localhost:${(server.address() as AddressInfo).port}`;
 
   const clientId = options.clientId ?? DEFAULT_CLIENT_ID;
   const clientSecret = options.clientSecret ?? DEFAULT_CLIENT_SECRET;
@@ -149,13 +155,15 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     lifetimeSeconds: options.tokenLifetimeSeconds ?? 3600,
     issuer: baseUrl,
     seed,
+    tokenType: options.dialect?.tokenType,
+    expiresInMs: options.dialect?.expiresIn === 'milliseconds',
   };
   const state: State = {
     quests: questMap,
     exports: new ExportStore(dataDir, new Prng(deriveSeed(seed, 'exports')), log),
     tokens: new TokenService(tokenConfig, new Prng(deriveSeed(seed, 'tokens'))),
     faults,
-    problems: new ProblemFactory(new Prng(deriveSeed(seed, 'problems'))),
+    problems: new ProblemFactory(new Prng(deriveSeed(seed, 'problems')), options.dialect?.errorBodies === 'text'),
     stats: {
       tokens: 0,
       exportsCreated: 0,
@@ -171,6 +179,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     exportMsPerThousandRows: msPerThousandRows,
     pathPrefix,
     relativeLocation: options.relativeLocation ?? false,
+    dialect,
     log,
   };
   server.on('request', createHandler(state));

@@ -1,6 +1,8 @@
 // Public types of the simulator. index.ts re-exports them; the other modules import them from here
 // so that index.ts stays the only place that wires the parts together.
 
+import type {DialectOptions} from './dialect';
+
 export type ExportSettings = {
   exportType?: string;
   valueType?: string;
@@ -99,6 +101,8 @@ export interface SimulatorOptions {
   log?: (line: string) => void;
   pathPrefix?: string;
   relativeLocation?: boolean;
+  /** Where the service may differ from the spec's reading (dialect.ts); the defaults follow the spec. */
+  dialect?: DialectOptions;
 }
 
 export interface RequestRecord {
