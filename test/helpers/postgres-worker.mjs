@@ -1,6 +1,7 @@
 // The PGlite PostgreSQL of test/helpers/postgres.ts, on a thread of its own: PGlite loads its parts with
 // import(), which jest's module sandbox refuses, and a worker thread loads modules as Node does. It also
-// keeps PostgreSQL's work off the test's event loop.
+// keeps PostgreSQL's work off the test's event loop. Requests that come while PostgreSQL starts wait in
+// the port's queue: the listener is attached once it is up.
 import {PGlite} from '@electric-sql/pglite';
 import {parentPort} from 'worker_threads';
 
@@ -22,4 +23,3 @@ parentPort.on('message', async ({id, op, schema, text}) => {
     parentPort.postMessage({id, error: [message, detail, hint].filter(Boolean).join('; ') + near});
   }
 });
-parentPort.postMessage({});

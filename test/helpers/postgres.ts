@@ -53,25 +53,30 @@ export interface Postgres extends Database {
   stop(): Promise<void>;
 }
 
-/** The worker's answer to request `id`; its first message, without an id, says PostgreSQL is up. */
+/** The worker's answer to request `id`. */
 interface Reply {
-  id?: number;
+  id: number;
   result?: unknown;
   error?: string;
 }
-const READY = -1;
 
-/** Starts a fresh, empty PostgreSQL: PGlite on a worker thread (test/helpers/postgres-worker.mjs). */
-export async function startPostgres(): Promise<Postgres> {
+/**
+ * Starts a fresh, empty PostgreSQL: PGlite on a worker thread (test/helpers/postgres-worker.mjs). It
+ * returns at once: PostgreSQL starts while the test does other things, and the first request waits for it.
+ */
+export function startPostgres(): Postgres {
   const worker = new Worker(path.join(__dirname, 'postgres-worker.mjs'));
   const pending = new Map<number, {resolve(value: unknown): void; reject(error: Error): void}>();
-  const failAll = (error: Error) => {
-    for (const call of pending.values()) call.reject(error);
+  /** Why the thread ended, once it has: later requests fail with it at once. */
+  let ended: Error | undefined;
+  const end = (error: Error) => {
+    ended ??= error;
+    for (const call of pending.values()) call.reject(ended);
     pending.clear();
   };
-  worker.on('error', failAll);
-  worker.on('exit', (code) => failAll(new Error(`the PostgreSQL worker thread exited (${code})`)));
-  worker.on('message', ({id = READY, result, error}: Reply) => {
+  worker.on('error', end);
+  worker.on('exit', (code) => end(new Error(`the PostgreSQL worker thread has ended (exit code ${code})`)));
+  worker.on('message', ({id, result, error}: Reply) => {
     const call = pending.get(id);
     pending.delete(id);
     // The thread keeps the process alive only while it owes an answer: a test that never calls stop() still ends.
@@ -79,19 +84,16 @@ export async function startPostgres(): Promise<Postgres> {
     if (error === undefined) call?.resolve(result);
     else call?.reject(new Error(`PostgreSQL: ${error}`));
   });
+  worker.unref();
   let next = 0;
-  const answer = (id: number) =>
+  const request = (message: {op: 'exec' | 'rows'; schema: string; text: string}) =>
     new Promise<Record<string, unknown>[]>((resolve, reject) => {
+      if (ended) return reject(ended);
+      const id = next++;
       pending.set(id, {resolve: resolve as (value: unknown) => void, reject});
       worker.ref();
+      worker.postMessage({id, ...message});
     });
-  const request = (message: object) => {
-    const id = next++;
-    const answered = answer(id);
-    worker.postMessage({id, ...message});
-    return answered;
-  };
-  await answer(READY);
   const inSchema = (schema: string): Database => ({
     sql: (text) => request({op: 'exec', schema: quoteId(schema), text}),
     rows: (text) => request({op: 'rows', schema: quoteId(schema), text}),
@@ -104,7 +106,6 @@ export async function startPostgres(): Promise<Postgres> {
       return inSchema(name);
     },
     async stop() {
-      worker.removeAllListeners('exit');
       await worker.terminate();
     },
   };
