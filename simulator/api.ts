@@ -56,7 +56,8 @@ export async function createExport(ctx: Ctx, state: State, quest: QuestEntry): P
     ctx.problem({status: 409, detail: `An export for quest '${quest.data.config.id}' is already being generated`});
     return;
   }
-  ctx.json(202, {exportId: job.id, message: 'The export has been scheduled and will be processed shortly.'});
+  const answer = state.dialect.createAnswer(job.id, `${ctx.path}/${encodeURIComponent(job.id)}/status`);
+  ctx.json(answer.status, answer.body, answer.headers);
 }
 
 function gone(ctx: Ctx, job: ExportJob): void {
@@ -68,18 +69,16 @@ export function exportStatus(ctx: Ctx, state: State, job: ExportJob): void {
   const view = state.exports.view(job, state.clock.now());
   if (view.state === 'GONE') {
     gone(ctx, job);
-  } else if (view.state === 'COMPLETED') {
+  } else if (view.state === 'COMPLETED' && state.dialect.options.completed !== 'record') {
     // 'download' resolves against .../exports/<id>/status to .../exports/<id>/download.
-    const location = state.relativeLocation
-      ? 'download'
-      : `${state.pathPrefix}/v1/quests/${encodeURIComponent(job.questId)}/exports/${encodeURIComponent(job.id)}/download`;
-    ctx.send(302, undefined, '', {Location: location});
+    const path = `${state.pathPrefix}/v1/quests/${encodeURIComponent(job.questId)}/exports/${encodeURIComponent(job.id)}/download`;
+    ctx.send(302, undefined, '', {Location: state.dialect.location(path, job.id, state.relativeLocation)});
   } else {
     ctx.json(200, {
       exportId: job.id,
       questId: job.questId,
-      status: view.state,
-      lastChangedAt: new Date(view.lastChangedMs).toISOString(),
+      status: state.dialect.word(view.state),
+      lastChangedAt: state.dialect.lastChangedAt(view.lastChangedMs),
     });
   }
 }
@@ -112,11 +111,12 @@ export async function downloadExport(ctx: Ctx, state: State, quest: QuestEntry, 
   const {size} = body;
   const cut = state.faults.truncateAt(size);
   const stall = cut === undefined ? state.faults.stallAt(size) : undefined;
+  const {fileType, fileEncodingLabel} = state.dialect.options;
   const headers: Record<string, string | number> = {
-    'Content-Type': CONTENT_TYPES[corruption ?? ''] ?? CSV_TYPE,
+    'Content-Type': CONTENT_TYPES[corruption ?? ''] ?? fileType ?? CSV_TYPE,
     'Content-Disposition': `attachment; filename="export-${job.id}.csv"`,
   };
-  if (gzip) headers['Content-Encoding'] = 'gzip';
+  if (gzip || fileEncodingLabel) headers['Content-Encoding'] = fileEncodingLabel ?? 'gzip';
   if (framing === 'length') headers['Content-Length'] = size;
   if (framing === 'close') {
     // Neither a length nor chunks: the body ends where the connection does.

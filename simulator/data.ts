@@ -2,6 +2,7 @@
 // of (seed, quest id, i), so a million-row export needs no per-row memory beyond the creation
 // times of rows added at run time.
 
+import {Dialect} from './dialect';
 import {deriveSeed, mix32, Prng} from './prng';
 import {buildLayout, drawResponse, Question, questionHeader, renderAnswers} from './questions';
 import {ResolvedSettings} from './settings';
@@ -96,7 +97,8 @@ export class QuestData {
   constructor(
     readonly config: ResolvedQuest,
     seed: number,
-    startMs: number
+    startMs: number,
+    private readonly dialect: Dialect
   ) {
     this.questions = buildLayout(config.columns, PRESETS[config.titles], config.questionTitles);
     this.rowSeed = deriveSeed(seed, `rows:${config.id}`);
@@ -191,7 +193,7 @@ export class QuestData {
 
   header(s: ResolvedSettings): string[] {
     if (this.table) return [...this.table.header];
-    const header = [RESPONSE_ID, CREATED];
+    const header = [this.dialect.options.responseIdTitle ?? RESPONSE_ID, this.dialect.options.createdTitle ?? CREATED];
     if (s.includeRespondentInformation) header.push(EMAIL, PHONE);
     const questionStart = header.length;
     header.push(...questionHeader(this.layout, s));
@@ -229,7 +231,7 @@ export class QuestData {
     if (this.table) return [...this.table.rows[i]];
     this.rng.reseed(mix32(this.rowSeed ^ mix32(i + 0x9e3779b9)));
     const r = drawResponse(this.layout, this.rng, this.createdAt(i));
-    const cells = [String(this.idBase + i), new Date(this.createdAt(i)).toISOString()];
+    const cells = [String(this.idBase + i), this.dialect.createdCell(this.createdAt(i))];
     if (s.includeRespondentInformation) cells.push(r.email, r.phone);
     renderAnswers(this.layout, r, s, cells);
     return cells;

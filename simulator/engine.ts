@@ -4,6 +4,7 @@
 
 import {TokenService} from './auth';
 import {systemClock} from './clock';
+import {Dialect} from './dialect';
 import {codecOf} from './encoding';
 import {ExportJob, ExportStore, JobView} from './exports';
 import {Faults} from './faults';
@@ -26,13 +27,14 @@ export const DEFAULT_PROJECT_ID = '314876184947078893';
 export function createQuests(
   options: SimulatorOptions,
   quests: readonly ResolvedQuest[],
-  startMs: number
+  startMs: number,
+  dialect: Dialect
 ): Map<string, QuestEntry> {
   const seed = options.seed ?? DEFAULT_SEED;
   const questMap = new Map<string, QuestEntry>();
   for (const q of quests) {
     if (questMap.has(q.id)) throw new Error(`quest ${q.id} is configured twice`);
-    const data = new QuestData(q, seed, startMs);
+    const data = new QuestData(q, seed, startMs, dialect);
     const first = data.count > 0 ? data.createdAt(0) : startMs - 86_400_000;
     questMap.set(q.id, {data, invitations: new Invitations(seed, q.id, first, startMs - 60_000)});
   }
@@ -43,7 +45,7 @@ export function createQuests(
 export function createState(
   options: SimulatorOptions,
   quests: Map<string, QuestEntry>,
-  io: {dataDir: string | undefined; issuer: string; pathPrefix: string}
+  io: {dataDir: string | undefined; issuer: string; pathPrefix: string; dialect: Dialect}
 ): State {
   const seed = options.seed ?? DEFAULT_SEED;
   const clock = options.clock ?? systemClock;
@@ -59,13 +61,15 @@ export function createState(
     lifetimeSeconds: options.tokenLifetimeSeconds ?? 3600,
     issuer: io.issuer,
     seed,
+    tokenType: options.dialect?.tokenType,
+    expiresInMs: options.dialect?.expiresIn === 'milliseconds',
   };
   return {
     quests,
     exports: new ExportStore(io.dataDir, new Prng(deriveSeed(seed, 'exports')), log, clock),
     tokens: new TokenService(tokenConfig, new Prng(deriveSeed(seed, 'tokens'))),
     faults,
-    problems: new ProblemFactory(new Prng(deriveSeed(seed, 'problems'))),
+    problems: new ProblemFactory(new Prng(deriveSeed(seed, 'problems')), options.dialect?.errorBodies === 'text'),
     stats: {
       tokens: 0,
       exportsCreated: 0,
@@ -81,6 +85,7 @@ export function createState(
     exportMsPerThousandRows: msPerThousandRows,
     pathPrefix: io.pathPrefix,
     relativeLocation: options.relativeLocation ?? false,
+    dialect: io.dialect,
     log,
     clock,
     handlers: new Map(),
@@ -102,7 +107,7 @@ export function questOf(state: State, questId: string): QuestEntry {
 export function startExport(
   state: State,
   quest: QuestEntry,
-  request: ExportRequest,
+  asked: ExportRequest,
   now: number,
   outcome?: ExportOutcome
 ): ExportJob | 'conflict' {
@@ -115,6 +120,8 @@ export function startExport(
     durationMs: config.exportDurationMs ?? state.exportDurationMs,
     msPerThousandRows: config.exportMsPerThousandRows ?? state.exportMsPerThousandRows,
   };
+  // As the service reads the filter (its dialect: bounds, zone).
+  const request = state.dialect.request(asked);
   const {since, until} = request.window;
   const [lo, hi] = quest.data.range(since, until ?? now);
   const job = state.exports.create(quest.data, request, now, timing, outcome ?? state.faults.exportOutcome(hi - lo));
@@ -174,8 +181,9 @@ export interface SimulatorEngine {
 export function createEngine(options: SimulatorOptions = {}): SimulatorEngine {
   const clock = options.clock ?? systemClock;
   const startMs = clock.now();
-  const quests = createQuests(options, resolveQuests(options.quests, startMs), startMs);
-  const state = createState(options, quests, {dataDir: undefined, issuer: 'engine:', pathPrefix: ''});
+  const dialect = new Dialect(options.dialect ?? {}, () => '');
+  const quests = createQuests(options, resolveQuests(options.quests, startMs), startMs, dialect);
+  const state = createState(options, quests, {dataDir: undefined, issuer: 'engine:', pathPrefix: '', dialect});
   const jobOf = (exportId: string): ExportJob => {
     const job = state.exports.byId(exportId);
     if (!job) throw new Error(`unknown export ${exportId}`);

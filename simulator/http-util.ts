@@ -67,6 +67,8 @@ export class Ctx {
   }
 
   problem(p: Problem, headers: Record<string, string | number> = {}): void {
+    if (this.problems.plainText)
+      return this.send(p.status, 'text/plain; charset=utf-8', this.problems.text(p), headers);
     this.send(p.status, PROBLEM_JSON, JSON.stringify(this.problems.body(p)), headers);
   }
 

@@ -7,6 +7,7 @@ import {AddressInfo} from 'net';
 import * as os from 'os';
 import * as path from 'path';
 import {systemClock} from './clock';
+import {Dialect} from './dialect';
 import {
   createQuests,
   createState,
@@ -20,6 +21,7 @@ import {resolveQuests} from './quests';
 import {createHandler} from './server';
 import {State} from './state';
 import {ExportSettings, InsertedQuestion, Simulator, SimulatorOptions} from './types';
+export type {DialectOptions, TimeFormat} from './dialect';
 
 export {csvText} from './csv';
 export {systemClock} from './clock';
@@ -64,7 +66,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const clock = options.clock ?? systemClock;
   const startMs = clock.now();
   const quests = resolveQuests(options.quests, startMs);
-  const questMap = createQuests(options, quests, startMs);
+  // The other host name of 'other-host' download links: localhost, for the server's 127.0.0.1.
+  let otherOrigin = '';
+  const dialect = new Dialect(options.dialect ?? {}, () => otherOrigin);
+  const questMap = createQuests(options, quests, startMs, dialect);
   const pathPrefix = resolvePrefix(options.pathPrefix);
 
   const inMemory = options.files === 'memory';
@@ -82,9 +87,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   });
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const baseUrl = `${origin}${pathPrefix}`;
+  otherOrigin = `http://localhost:${(server.address() as AddressInfo).port}`;
   let state: State;
   try {
-    state = createState(options, questMap, {dataDir, issuer: baseUrl, pathPrefix});
+    state = createState(options, questMap, {dataDir, issuer: baseUrl, pathPrefix, dialect});
   } catch (err) {
     // Options it refuses (a fault rate out of range, say) leave nothing behind.
     await new Promise((resolve) => server.close(resolve));

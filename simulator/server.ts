@@ -175,8 +175,10 @@ async function v1(ctx: Ctx, state: State, url: URL, local: string): Promise<void
   ctx.record.authorized = authorized;
   const limiter = state.faults.rateLimiter;
   if (limiter) {
-    const decision = limiter.hit(state.clock.now());
-    for (const [name, value] of Object.entries(decision.headers)) ctx.res.setHeader(name, value);
+    const now = state.clock.now();
+    const decision = limiter.hit(now);
+    for (const [name, value] of Object.entries(state.dialect.rateLimitHeaders(decision.headers, now)))
+      ctx.res.setHeader(name, value);
     if (!decision.allowed) {
       state.stats.rateLimited++;
       ctx.problem({
@@ -193,7 +195,10 @@ async function v1(ctx: Ctx, state: State, url: URL, local: string): Promise<void
     else ctx.send(fault.status, 'text/html', gatewayPage(fault.status));
     return;
   }
-  if (!authorized) {
+  const route = matchRoute(ctx.method, local);
+  // An 'other-host' link is signed: it needs no token, as a CDN's would not.
+  const signed = route?.op === 'download' && state.dialect.signed(route.exportId, url.searchParams);
+  if (!authorized && !signed) {
     const why = authorization ? 'the access token is invalid or has expired' : 'no access token was given';
     ctx.problem(
       {status: 401, detail: `Unauthorized request ${ctx.method} ${ctx.path}: ${why}`, instance: ctx.path},
@@ -202,7 +207,6 @@ async function v1(ctx: Ctx, state: State, url: URL, local: string): Promise<void
     return;
   }
 
-  const route = matchRoute(ctx.method, local);
   if (!route) return ctx.notFound();
   const quest: QuestEntry | undefined = state.quests.get(route.questId);
   if (!quest) return ctx.notFound(`quest '${route.questId}' does not exist`);
@@ -218,6 +222,8 @@ async function v1(ctx: Ctx, state: State, url: URL, local: string): Promise<void
     case 'status':
     case 'download': {
       const job = state.exports.find(route.questId, route.exportId);
+      const unknown = state.dialect.options.unknownExportStatus;
+      if (!job && unknown !== undefined) return ctx.problem({status: unknown, detail: 'The export id is not valid'});
       if (!job) return ctx.notFound(`export '${route.exportId}' does not exist`);
       if (route.op === 'status') return exportStatus(ctx, state, job);
       return downloadExport(ctx, state, quest, job);

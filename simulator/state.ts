@@ -1,6 +1,7 @@
 // The mutable state shared by the request handlers and the public Simulator object.
 
 import {TokenService} from './auth';
+import {Dialect} from './dialect';
 import {QuestData} from './data';
 import {ExportStore} from './exports';
 import {Faults} from './faults';
@@ -27,6 +28,7 @@ export interface State {
   pathPrefix: string;
   /** The status 302 Location is the relative reference 'download'. */
   relativeLocation: boolean;
+  dialect: Dialect;
   log: (line: string) => void;
   clock: SimulatorClock;
   /** On-demand answers by route (Simulator.on), and header decorators (Simulator.decorate). */

@@ -3,6 +3,8 @@
 
 import type {IncomingMessage, ServerResponse} from 'http';
 
+import type {DialectOptions} from './dialect';
+
 export type ExportSettings = {
   exportType?: string;
   valueType?: string;
@@ -139,6 +141,8 @@ export interface SimulatorOptions {
    * export is created; for small exports in tests that read many).
    */
   files?: 'disk' | 'memory';
+  /** Where the service may differ from the spec's reading (dialect.ts); the defaults follow the spec. */
+  dialect?: DialectOptions;
 }
 
 /** The endpoints of the API; `other` is every request that matches none of them. */

@@ -17,6 +17,7 @@ import VError from 'verror';
 
 import {QuestbackConfig} from './core/config';
 import {Runtime, systemRuntime} from './core/runtime';
+import {runProbe} from './probe/probe';
 import {buildCommand, Connector, Host, processHost} from './protocol/cli';
 import {ConnectorLogger, SecretScrubber} from './protocol/logger';
 import {MessageQueue} from './protocol/message-queue';
@@ -34,15 +35,18 @@ function catalog(): typeof import('./catalog') {
   return require('./catalog') as typeof import('./catalog');
 }
 
-/** The spec file, from the compiled lib/src as from the sources (tests). */
-function specFile(): string {
-  const candidates = [
-    path.resolve(__dirname, '..', 'resources', 'spec.json'),
-    path.resolve(__dirname, '..', '..', 'resources', 'spec.json'),
-  ];
+/** A file of the project (resources/spec.json, package.json), from the compiled lib/src as from the sources (tests). */
+function projectFile(relative: string): string {
+  const candidates = [path.resolve(__dirname, '..', relative), path.resolve(__dirname, '..', '..', relative)];
   const found = candidates.find((file) => fs.existsSync(file));
-  if (!found) throw new VError('resources/spec.json not found beside %s', __dirname);
+  if (!found) throw new VError('%s not found beside %s', relative, __dirname);
   return found;
+}
+
+/** The connector's name and version, from package.json. */
+function connectorName(): string {
+  const pkg = JSON.parse(fs.readFileSync(projectFile('package.json'), 'utf8')) as {name: string; version: string};
+  return `${pkg.name} ${pkg.version}`;
 }
 
 /**
@@ -62,7 +66,7 @@ export class QuestbackSource extends AirbyteSourceBase<QuestbackConfig> {
   }
 
   override async spec(): Promise<AirbyteSpec> {
-    return new AirbyteSpec(JSON.parse(fs.readFileSync(specFile(), 'utf8')));
+    return new AirbyteSpec(JSON.parse(fs.readFileSync(projectFile('resources/spec.json'), 'utf8')));
   }
 
   async runCheck(config: QuestbackConfig): Promise<CheckResult> {
@@ -184,6 +188,8 @@ export function mainCommand(options: MainOptions = {}): Command {
     check: (config) => source.runCheck(config),
     discover: (config) => source.discover(config),
     read: (config, catalog, state, output, signal) => source.runRead(config, catalog, state, output, signal),
+    probe: (config, options) => runProbe(config, options, {runtime, logger, onSecret}),
   };
-  return buildCommand(connector, {runtime, writer, logger, onSecret, host, out});
+  const scrub = (text: string): string => scrubber.scrub(text);
+  return buildCommand(connector, {runtime, writer, logger, onSecret, scrub, connectorName, host, out});
 }

@@ -170,13 +170,16 @@ export function startConnector(args: string[], options: InProcessOptions = {}): 
   const startedAt = runtime.now();
   const done = mainCommand({runtime, out, host, logLevel: level})
     .parseAsync(args, {from: 'user'})
-    // As bin/main ends: commander's usage errors are explained already; anything else on stderr.
+    // As bin/main ends (its own code, which must run without lib/): commander's usage errors are
+    // explained already; anything else in one line on stderr, the stack only at debug level.
     .then(
       () => exited ?? exitCode ?? 0,
-      (err: {code?: unknown; exitCode?: unknown; stack?: string}) => {
+      (err: {code?: unknown; exitCode?: unknown; stack?: string; message?: string}) => {
         if (err && err.code && String(err.code).startsWith('commander.'))
           return exited ?? (typeof err.exitCode === 'number' ? err.exitCode : 2);
-        stderr += `${err && err.stack ? err.stack : err}\n`;
+        const debug = options.logLevel === 'debug' || options.logLevel === 'trace';
+        const text = debug && err && err.stack ? err.stack : String((err && err.message) || err).split('\n')[0];
+        stderr += `bin/main: ${text}\n`;
         return exited ?? 1;
       }
     )
