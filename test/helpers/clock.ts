@@ -39,6 +39,7 @@ export class TestClock implements Runtime, SimulatorClock {
   private order = 0;
   private readonly timers: Timer[] = [];
   private holds = 0;
+  private ended = 0;
   /** Counts what happens (a hold taken or given back, a wait begun or ended): the loop is quiet while it stays. */
   private activity = 0;
   /** Real time of the last activity. */
@@ -54,6 +55,11 @@ export class TestClock implements Runtime, SimulatorClock {
   /** Time skipped by jumps so far, in ms. */
   get skippedMs(): number {
     return this.offset;
+  }
+
+  /** Waits that ran their full time so far (not ended early by their signal). */
+  get waitsEnded(): number {
+    return this.ended;
   }
 
   readonly now = (): number => Date.now() + this.offset;
@@ -144,6 +150,7 @@ export class TestClock implements Runtime, SimulatorClock {
     const now = this.now();
     const due: Timer[] = [];
     while (this.timers.length && this.timers[0].due <= now) due.push(this.timers.shift() as Timer);
+    this.ended += due.length;
     for (const timer of due) timer.fire();
     this.changed();
   }
