@@ -1,14 +1,14 @@
 // Handlers of the /v1 operations. They run after rate limiting, fault injection, authentication
 // and quest lookup (see server.ts), so they only deal with their own operation.
 
-import * as fs from 'fs';
 import {pipeline} from 'stream';
-import {Ctx, readBody} from './http-util';
+import {Ctx} from './http-util';
 import {QuestEntry, State} from './state';
 import {FieldErrors} from './settings';
 import {checkExportRequest, checkPaging, checkWindow} from './validation';
-import {ExportJob} from './exports';
+import {ExportJob, FileBody} from './exports';
 import {Framing} from './faults';
+import {startExport} from './engine';
 
 const CSV_TYPE = 'text/csv; charset=utf-8';
 // The HTML corruptions imitate a proxy or login page (text/html) or a failing backend whose error
@@ -28,7 +28,7 @@ export async function createExport(ctx: Ctx, state: State, quest: QuestEntry): P
     ctx.problem({status: 415, detail: `Content-Type '${mediaType}' is not supported; use application/json`});
     return;
   }
-  const raw = await readBody(ctx.req);
+  const raw = ctx.body;
   if (raw === undefined) {
     ctx.problem({status: 413, detail: 'The request body is larger than 10 MB'});
     return;
@@ -44,28 +44,18 @@ export async function createExport(ctx: Ctx, state: State, quest: QuestEntry): P
     validationProblem(ctx, {$: [`The JSON value could not be parsed: ${(err as Error).message}`]});
     return;
   }
-  const now = Date.now();
+  const now = state.clock.now();
   const checked = checkExportRequest(body, quest.data.config.languages, now);
   if ('errors' in checked) {
     validationProblem(ctx, checked.errors);
     return;
   }
-  const {config} = quest.data;
   // Checked after validation: a bad body is a 400 whatever else is running.
-  if (state.faults.oneExportPerQuest && state.exports.running(config.id, now)) {
-    state.stats.conflicts++;
-    ctx.problem({status: 409, detail: `An export for quest '${config.id}' is already being generated`});
+  const job = startExport(state, quest, checked.request, now);
+  if (job === 'conflict') {
+    ctx.problem({status: 409, detail: `An export for quest '${quest.data.config.id}' is already being generated`});
     return;
   }
-  const timing = {
-    durationMs: config.exportDurationMs ?? state.exportDurationMs,
-    msPerThousandRows: config.exportMsPerThousandRows ?? state.exportMsPerThousandRows,
-  };
-  const request = state.dialect.request(checked.request);
-  const {since, until} = request.window;
-  const [lo, hi] = quest.data.range(since, until ?? now);
-  const job = state.exports.create(quest.data, request, now, timing, state.faults.exportOutcome(hi - lo));
-  state.stats.exportsCreated++;
   const answer = state.dialect.createAnswer(job.id, `${ctx.path}/${encodeURIComponent(job.id)}/status`);
   ctx.json(answer.status, answer.body, answer.headers);
 }
@@ -76,7 +66,7 @@ function gone(ctx: Ctx, job: ExportJob): void {
 
 export function exportStatus(ctx: Ctx, state: State, job: ExportJob): void {
   state.stats.statusPolls++;
-  const view = state.exports.view(job, Date.now());
+  const view = state.exports.view(job, state.clock.now());
   if (view.state === 'GONE') {
     gone(ctx, job);
   } else if (view.state === 'COMPLETED' && state.dialect.options.completed !== 'record') {
@@ -95,7 +85,7 @@ export function exportStatus(ctx: Ctx, state: State, job: ExportJob): void {
 
 export async function downloadExport(ctx: Ctx, state: State, quest: QuestEntry, job: ExportJob): Promise<void> {
   state.stats.downloads++;
-  const view = state.exports.view(job, Date.now());
+  const view = state.exports.view(job, state.clock.now());
   if (view.state === 'GONE') return gone(ctx, job);
   if (view.state !== 'COMPLETED') {
     ctx.problem({status: 409, detail: `Export '${job.id}' is not available for download: its status is ${view.state}`});
@@ -112,15 +102,13 @@ export async function downloadExport(ctx: Ctx, state: State, quest: QuestEntry, 
   const framing: Framing = corruption === 'cut-last-cell' ? 'close' : state.faults.framing;
   const gzip = state.faults.gzip;
   // Opening first keeps the bytes readable even if the export is deleted meanwhile.
-  let handle: fs.promises.FileHandle;
-  let size: number;
+  let body: FileBody;
   try {
-    const compressed = gzip ? await state.exports.compressed(job, end ?? job.bytes ?? 0) : undefined;
-    handle = await fs.promises.open(compressed?.file ?? job.file, 'r');
-    size = compressed?.size ?? end ?? (await handle.stat()).size;
+    body = await state.exports.body(job, end, gzip);
   } catch {
     return gone(ctx, job);
   }
+  const {size} = body;
   const cut = state.faults.truncateAt(size);
   const stall = cut === undefined ? state.faults.stallAt(size) : undefined;
   const {fileType, fileEncodingLabel} = state.dialect.options;
@@ -138,12 +126,12 @@ export async function downloadExport(ctx: Ctx, state: State, quest: QuestEntry, 
   ctx.head(200, headers);
   const stop = cut ?? stall ?? size;
   if (stop === 0) {
-    await handle.close();
+    await body.close();
     if (stall === undefined) ctx.res.end();
-    else ctx.res.flushHeaders(); // stalled before the first byte: headers only, then silence
+    else stalled(ctx); // stalled before the first byte: headers only, then silence
     return;
   }
-  const stream = handle.createReadStream({start: 0, end: stop - 1});
+  const stream = body.read(stop);
   if (cut === undefined && stall === undefined) {
     pipeline(stream, ctx.res, () => undefined);
     return;
@@ -152,14 +140,27 @@ export async function downloadExport(ctx: Ctx, state: State, quest: QuestEntry, 
   // (truncated), or send nothing more and keep it open (stalled) until the client gives up.
   stream.pipe(ctx.res, {end: false});
   if (cut !== undefined) stream.on('end', () => ctx.res.socket?.end());
+  else stream.on('end', () => stalled(ctx));
   stream.on('error', () => ctx.res.destroy());
   ctx.res.on('close', () => stream.destroy());
 }
 
-export function listInvitations(ctx: Ctx, quest: QuestEntry, query: URLSearchParams): void {
+/** A stalled answer is silent on purpose: the simulator is not working on it. */
+function stalled(ctx: Ctx): void {
+  ctx.res.flushHeaders();
+  ctx.idle();
+}
+
+export function listInvitations(ctx: Ctx, state: State, quest: QuestEntry, query: URLSearchParams): void {
   const errors: FieldErrors = {};
   const {skip, take} = checkPaging(query.get('skip'), query.get('take'), errors);
-  const window = checkWindow(query.get('since') ?? undefined, query.get('until') ?? undefined, Date.now(), '', errors);
+  const window = checkWindow(
+    query.get('since') ?? undefined,
+    query.get('until') ?? undefined,
+    state.clock.now(),
+    '',
+    errors
+  );
   if (Object.keys(errors).length > 0) return validationProblem(ctx, errors);
   ctx.json(200, quest.invitations.list(window.since, window.until, skip, take));
 }

@@ -152,14 +152,15 @@ export class Dialect {
     return this.options.downloadHost === 'other-host' && query.get('sig') === this.signature(exportId);
   }
 
-  rateLimitHeaders(headers: Record<string, string>): Record<string, string> {
+  /** The headers the service names and writes its own way; `now` on the simulator's clock. */
+  rateLimitHeaders(headers: Record<string, string>, now: number): Record<string, string> {
     const out: Record<string, string> = {};
     for (const [name, value] of Object.entries(headers)) {
       let text = value;
       if (name === 'X-RateLimit-Reset' && this.options.rateLimitReset === 'epoch-us') {
         const n = Number(value);
         // What the limiter means, as an epoch in microseconds.
-        const epochMs = n >= 1e12 ? n : n >= 1e9 ? n * 1000 : Date.now() + n * 1000;
+        const epochMs = n >= 1e12 ? n : n >= 1e9 ? n * 1000 : now + n * 1000;
         text = String(epochMs * 1000);
       }
       out[this.options.rateLimitNames === 'ietf' ? name.replace(/^X-/, '') : name] = text;

@@ -7,7 +7,7 @@ import {ExportStore} from './exports';
 import {Faults} from './faults';
 import {Invitations} from './invitations';
 import {ProblemFactory} from './problem';
-import {RequestRecord, SimulatorStats} from './types';
+import {HeaderDecorator, RequestRecord, Route, RouteHandler, SimulatorClock, SimulatorStats} from './types';
 
 export interface QuestEntry {
   data: QuestData;
@@ -30,4 +30,8 @@ export interface State {
   relativeLocation: boolean;
   dialect: Dialect;
   log: (line: string) => void;
+  clock: SimulatorClock;
+  /** On-demand answers by route (Simulator.on), and header decorators (Simulator.decorate). */
+  handlers: Map<Route, RouteHandler>;
+  decorators: HeaderDecorator[];
 }

@@ -3,6 +3,7 @@ import {AirbyteLogger} from 'faros-airbyte-cdk/lib/logger';
 import {
   AirbyteCatalogMessage,
   AirbyteConfig,
+  AirbyteLogLevel,
   AirbyteConfiguredCatalog,
   AirbyteMessage,
   AirbyteSpec,
@@ -17,7 +18,7 @@ import VError from 'verror';
 import {QuestbackConfig} from './core/config';
 import {Runtime, systemRuntime} from './core/runtime';
 import {runProbe} from './probe/probe';
-import {buildCommand, Connector} from './protocol/cli';
+import {buildCommand, Connector, Host, processHost} from './protocol/cli';
 import {ConnectorLogger, SecretScrubber} from './protocol/logger';
 import {MessageQueue} from './protocol/message-queue';
 import {MessageWriter} from './protocol/output';
@@ -164,11 +165,22 @@ export class QuestbackSource extends AirbyteSourceBase<QuestbackConfig> {
   }
 }
 
-/** The connector's command line on stdout, with a runtime and an output tests may replace. */
-export function mainCommand(runtime: Runtime = systemRuntime, out: NodeJS.WritableStream = process.stdout): Command {
+export interface MainOptions {
+  runtime?: Runtime;
+  /** Where the protocol messages go: stdout by default. */
+  out?: NodeJS.WritableStream;
+  /** The process the command runs in: bin/main's own by default; tests run many commands in one. */
+  host?: Host;
+  /** The least level logged; by default LOG_LEVEL from the environment, else info. */
+  logLevel?: AirbyteLogLevel;
+}
+
+/** The connector's command line on stdout, with a runtime, an output and a host tests may replace. */
+export function mainCommand(options: MainOptions = {}): Command {
+  const {runtime = systemRuntime, out = process.stdout, host = processHost, logLevel} = options;
   const scrubber = new SecretScrubber();
   const writer = new MessageWriter(out, (line) => scrubber.scrub(line));
-  const logger = new ConnectorLogger(writer);
+  const logger = new ConnectorLogger(writer, logLevel);
   const onSecret = (secret: string, clientId?: string): void => scrubber.add(secret, clientId);
   const source = new QuestbackSource(logger, {runtime, onSecret});
   const connector: Connector = {
@@ -179,5 +191,5 @@ export function mainCommand(runtime: Runtime = systemRuntime, out: NodeJS.Writab
     probe: (config, options) => runProbe(config, options, {runtime, logger, onSecret}),
   };
   const scrub = (text: string): string => scrubber.scrub(text);
-  return buildCommand(connector, {runtime, writer, logger, onSecret, scrub, connectorName});
+  return buildCommand(connector, {runtime, writer, logger, onSecret, scrub, connectorName, host, out});
 }

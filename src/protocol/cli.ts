@@ -41,6 +41,52 @@ export interface Connector {
   probe(config: QuestbackConfig, options: ProbeOptions): Promise<ProbeResult>;
 }
 
+export type StopSignal = 'SIGTERM' | 'SIGINT';
+
+/** Exit codes of a read stopped by a signal, as shells report them. */
+const SIGNAL_EXIT: Record<StopSignal, number> = {SIGTERM: 143, SIGINT: 130};
+const STOP_SIGNALS = Object.keys(SIGNAL_EXIT) as StopSignal[];
+
+/**
+ * What the command line takes from the process it runs in. bin/main runs one command per process
+ * (`processHost`); tests run many side by side in one process, each with a host of its own.
+ */
+export interface Host {
+  /** The exit code the process ends with once the command is done. */
+  setExitCode(code: number): void;
+  /** Ends the process at once (stdout is gone, or a stopped read outlived its grace). */
+  exit(code: number): void;
+  /** Text for stderr: what cannot go on stdout. */
+  stderr(text: string): void;
+  /**
+   * Calls `listener` on SIGTERM and SIGINT until the returned function is called. A process given
+   * a stop signal ends LIMITS.stopGraceMs later anyway, with the signal's exit code.
+   */
+  onStop(listener: (signal: StopSignal) => void): () => void;
+  /** Records may be encoded on a worker thread (a process of its own has the cores for it). */
+  worker: boolean;
+}
+
+export const processHost: Host = {
+  setExitCode: (code) => void (process.exitCode = code),
+  exit: (code) => process.exit(code),
+  stderr: (text) => void process.stderr.write(text),
+  onStop(listener) {
+    const handlers = STOP_SIGNALS.map((name) => {
+      const handler = (): void => {
+        setTimeout(() => process.exit(SIGNAL_EXIT[name]), LIMITS.stopGraceMs).unref();
+        listener(name);
+      };
+      return [name, handler] as const;
+    });
+    for (const [name, handler] of handlers) process.once(name, handler);
+    return () => {
+      for (const [name, handler] of handlers) process.removeListener(name, handler);
+    };
+  },
+  worker: true,
+};
+
 export interface CliEnvironment {
   runtime: Runtime;
   writer: MessageWriter;
@@ -51,10 +97,11 @@ export interface CliEnvironment {
   scrub(text: string): string;
   /** The connector's name and version, as a report names it. */
   connectorName(): string;
+  host: Host;
+  /** Where commander writes help text (stdout). */
+  out: NodeJS.WritableStream;
 }
 
-/** Exit codes of a read stopped by a signal, as shells report them. */
-const SIGNAL_EXIT: Record<string, number> = {SIGTERM: 143, SIGINT: 130};
 /**
  * Exit code when stdout's reader went away (`main read … | head -5`): what a shell reports for a
  * writer killed by SIGPIPE (128 + 13), as `yes | head` gives. Not 0: the read did not finish, and a
@@ -93,16 +140,16 @@ function parseCatalog(raw: unknown): ConfiguredStream[] {
  * SIGINT) ends its streams, says so in an error trace, and exits non-zero.
  */
 export function buildCommand(connector: Connector, env: CliEnvironment): Command {
-  const {writer, logger, runtime} = env;
+  const {writer, logger, runtime, host} = env;
   // Nobody reads what would be written: stop at once, with nothing on stderr (a closed pipe is the
   // reader's choice, not a failure to explain). Anything else failing stdout is said on stderr.
   writer.onBroken((err) => {
-    if (err.code !== 'EPIPE') process.stderr.write(`Cannot write to stdout: ${err.code ?? err.message}\n`);
-    process.exit(err.code === 'EPIPE' ? CLOSED_STDOUT_EXIT : 1);
+    if (err.code !== 'EPIPE') host.stderr(`Cannot write to stdout: ${err.code ?? err.message}\n`);
+    host.exit(err.code === 'EPIPE' ? CLOSED_STDOUT_EXIT : 1);
   });
   const finish = async (code: number): Promise<void> => {
     await writer.flush();
-    process.exitCode = code;
+    host.setExitCode(code);
   };
   /** A failure no stream handled: one error trace, exit 1. */
   const fail = async (err: unknown): Promise<void> => {
@@ -122,6 +169,8 @@ export function buildCommand(connector: Connector, env: CliEnvironment): Command
 
   const program = new Command().name('main').description('Airbyte source for the Questback Public Data Export API');
   program.exitOverride();
+  // Before the subcommands are made: they inherit it.
+  program.configureOutput({writeOut: (text) => void env.out.write(text), writeErr: (text) => host.stderr(text)});
 
   program
     .command('spec')
@@ -175,18 +224,15 @@ export function buildCommand(connector: Connector, env: CliEnvironment): Command
     .option('--state <path>', 'state JSON file')
     .action(async (opts: {config: string; catalog: string; state?: string}) => {
       const stop = new AbortController();
-      let signal: string | undefined;
-      const onSignal = (name: string): void => {
+      let signal: StopSignal | undefined;
+      const stopListening = host.onStop((name) => {
         if (signal) return;
         signal = name;
         logger.warn(`Received ${name}: stopping the sync`);
         stop.abort();
-        setTimeout(() => process.exit(SIGNAL_EXIT[name] ?? 1), LIMITS.stopGraceMs).unref();
-      };
-      const handlers = Object.keys(SIGNAL_EXIT).map((name) => [name, () => onSignal(name)] as const);
-      for (const [name, handler] of handlers) process.once(name, handler);
+      });
       // Parsing on this thread, encoding records on another: the read uses two cores.
-      writer.encodeInWorker();
+      if (host.worker) writer.encodeInWorker();
       try {
         const config = loadConfig(opts.config);
         const catalog = parseCatalog(readJsonFile(opts.catalog, 'catalog'));
@@ -203,7 +249,7 @@ export function buildCommand(connector: Connector, env: CliEnvironment): Command
               runtime.now()
             )
           );
-          await finish(SIGNAL_EXIT[signal] ?? 1);
+          await finish(SIGNAL_EXIT[signal]);
           return;
         }
         if (!ok) {
@@ -215,7 +261,7 @@ export function buildCommand(connector: Connector, env: CliEnvironment): Command
       } catch (err) {
         await fail(err);
       } finally {
-        for (const [name, handler] of handlers) process.removeListener(name, handler);
+        stopListening();
         writer.close();
       }
     });

@@ -1,5 +1,5 @@
-// A config, catalog or state file that is not JSON, through bin/main: the message names the file, the
-// line and the column, and shows nothing of the file (a config file holds the client secret).
+// A config, catalog or state file that is not JSON, through the command line: the message names the
+// file, the line and the column, and shows nothing of the file (a config file holds the client secret).
 
 import {errorTraces, runConnector, tempDir, writeJson} from '../helpers/connector';
 

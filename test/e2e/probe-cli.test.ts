@@ -1,6 +1,7 @@
 // `bin/main probe` as a user runs it: protocol log lines only on stdout, the report in a file, and an
 // exit code that says whether an assumption was contradicted (0 no, 3 yes, 1 the probe could not run).
-// The only test file that spawns bin/main for the probe; the verdicts are tested in-process (test/probe).
+// The command line runs in-process, as bin/main runs it (test/helpers/connector.ts; process.test.ts
+// shows exit codes reaching the shell); the verdicts are tested on the probe itself (test/probe).
 
 import fs from 'fs';
 import path from 'path';
