@@ -5,43 +5,31 @@ import {
   AirbyteConfig,
   AirbyteLogLevel,
   AirbyteConfiguredCatalog,
+  AirbyteConnectionStatusMessage,
   AirbyteMessage,
   AirbyteSpec,
   AirbyteState,
+  AirbyteStream,
 } from 'faros-airbyte-cdk/lib/protocol';
-import {AirbyteSourceBase} from 'faros-airbyte-cdk/lib/sources/source-base';
-import type {AirbyteStreamBase} from 'faros-airbyte-cdk/lib/sources/streams/stream-base';
+import {AirbyteSource} from 'faros-airbyte-cdk/lib/sources/source';
 import fs from 'fs';
-import path from 'path';
-import VError from 'verror';
 
 import {QuestbackConfig} from './core/config';
+import {projectFile} from './core/project-file';
+import {connectorSpec} from './core/spec';
 import {Runtime, systemRuntime} from './core/runtime';
 import {runProbe} from './probe/probe';
 import {buildCommand, Connector, Host, processHost} from './protocol/cli';
 import {ConnectorLogger, SecretScrubber} from './protocol/logger';
+import {connectionStatus} from './protocol/messages';
 import {MessageQueue} from './protocol/message-queue';
 import {MessageWriter} from './protocol/output';
-import {checkConnection, CheckResult} from './sync/check';
-import {connect, Environment} from './sync/connection';
-import {discoverQuests} from './sync/discover';
+import {checkConnection, CheckResult} from './sync/commands/check';
+import {connect, Environment} from './sync/commands/connection';
+import {discover} from './sync/commands/discover';
 import {SyncOutput} from './sync/output-port';
-import {ConfiguredStream, readStreams} from './sync/reader';
-import {parseStateInput} from './sync/state';
-
-/** The catalog's stream classes, loaded on first use (catalog.ts says why). */
-function catalog(): typeof import('./catalog') {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded lazily on purpose, see catalog.ts
-  return require('./catalog') as typeof import('./catalog');
-}
-
-/** A file of the project (resources/spec.json, package.json), from the compiled lib/src as from the sources (tests). */
-function projectFile(relative: string): string {
-  const candidates = [path.resolve(__dirname, '..', relative), path.resolve(__dirname, '..', '..', relative)];
-  const found = candidates.find((file) => fs.existsSync(file));
-  if (!found) throw new VError('%s not found beside %s', relative, __dirname);
-  return found;
-}
+import {ConfiguredStream, readStreams} from './sync/commands/read';
+import {parseStateInput} from './sync/state/stream-state';
 
 /** The connector's name and version, from package.json. */
 function connectorName(): string {
@@ -51,60 +39,35 @@ function connectorName(): string {
 
 /**
  * The source as the Faros kit knows it: a thin adapter between the kit's entry points and the
- * connector's parts (check, discover and the reader in src/sync, the protocol in src/protocol).
+ * connector's parts (check, discover and the reader in src/sync, the protocol in src/protocol). It
+ * offers the kit no stream classes: the streams are defined in src/sync/streams, and read by the
+ * connector's reader, never record by record.
  */
-export class QuestbackSource extends AirbyteSourceBase<QuestbackConfig> {
+export class QuestbackSource extends AirbyteSource<QuestbackConfig> {
   constructor(
-    logger: AirbyteLogger,
+    private readonly logger: AirbyteLogger,
     private readonly env: Environment
   ) {
-    super(logger);
-  }
-
-  get type(): string {
-    return 'questback';
+    super();
   }
 
   override async spec(): Promise<AirbyteSpec> {
-    return new AirbyteSpec(JSON.parse(fs.readFileSync(projectFile('resources/spec.json'), 'utf8')));
+    return new AirbyteSpec(connectorSpec());
   }
 
   async runCheck(config: QuestbackConfig): Promise<CheckResult> {
     return checkConnection(config, connect(config, this.env, this.logger, 'check'), this.env.runtime, this.logger);
   }
 
-  async checkConnection(config: QuestbackConfig): Promise<[boolean, VError | undefined]> {
-    const result = await this.runCheck(config);
-    return result.ok ? [true, undefined] : [false, new VError('%s', result.message)];
+  override async check(config: QuestbackConfig): Promise<AirbyteConnectionStatusMessage> {
+    return connectionStatus(await this.runCheck(config));
   }
 
-  streams(config: QuestbackConfig): AirbyteStreamBase[] {
-    return catalog().catalogStreams(this.logger, config);
-  }
-
-  /**
-   * per_quest: one stream per quest, with the columns of a small export of each, and the columns
-   * stream. combined: the responses and columns streams, whose schemas need no export; a token proves
-   * the credentials.
-   */
+  /** The catalog, built from the stream definitions (src/sync/streams). */
   override async discover(config: QuestbackConfig): Promise<AirbyteCatalogMessage> {
-    if (config.stream_layout === 'combined') {
-      await connect(config, this.env, this.logger, 'sync').authenticate();
-      return new AirbyteCatalogMessage({streams: this.streams(config).map((s) => s.asAirbyteStream())});
-    }
-    const quests = await discoverQuests({
-      config,
-      connection: connect(config, this.env, this.logger, 'sync'),
-      runtime: this.env.runtime,
-      logger: this.logger,
-      end: this.syncEnd(config),
-    });
-    return new AirbyteCatalogMessage({
-      streams: [
-        ...quests.map((q) => new (catalog().QuestStream)(this.logger, q.questId, q.columns).asAirbyteStream()),
-        catalog().columnsStream(this.logger).asAirbyteStream(),
-      ],
-    });
+    const connection = connect(config, this.env, this.logger, 'sync');
+    const catalog = await discover(config, connection, this.env.runtime, this.logger, this.syncEnd(config));
+    return new AirbyteCatalogMessage({streams: catalog.streams as AirbyteStream[]});
   }
 
   /** Reads the configured streams into `output`; resolves to false when any stream failed. */

@@ -1,11 +1,6 @@
 import {Command} from 'commander';
 import {AirbyteLogger} from 'faros-airbyte-cdk/lib/logger';
-import {
-  AirbyteCatalogMessage,
-  AirbyteConnectionStatus,
-  AirbyteConnectionStatusMessage,
-  AirbyteSpec,
-} from 'faros-airbyte-cdk/lib/protocol';
+import {AirbyteCatalogMessage, AirbyteSpec} from 'faros-airbyte-cdk/lib/protocol';
 import fs from 'fs';
 import path from 'path';
 import VError from 'verror';
@@ -17,13 +12,13 @@ import {Runtime} from '../core/runtime';
 import {MINUTE_MS} from '../core/time';
 import {ProbeOptions, ProbeResult} from '../probe/probe';
 import {renderReport, summary, summaryLine} from '../probe/report';
-import {CheckResult} from '../sync/check';
+import {CheckResult} from '../sync/commands/check';
 import {SyncOutput} from '../sync/output-port';
-import {ConfiguredStream} from '../sync/reader';
-import {parseStateInput} from '../sync/state';
+import {ConfiguredStream} from '../sync/commands/read';
+import {parseStateInput} from '../sync/state/stream-state';
 import {AirbyteOutput} from './airbyte-output';
 import {readJsonFile} from './json-file';
-import {errorTrace} from './messages';
+import {connectionStatus, errorTrace} from './messages';
 import {MessageWriter} from './output';
 
 /** The connector's operations, as the command line runs them. */
@@ -172,6 +167,10 @@ export function buildCommand(connector: Connector, env: CliEnvironment): Command
   // Before the subcommands are made: they inherit it.
   program.configureOutput({writeOut: (text) => void env.out.write(text), writeErr: (text) => host.stderr(text)});
 
+  /** A command that reads the config file. */
+  const withConfig = (name: string, description: string): Command =>
+    program.command(name).description(description).requiredOption('--config <path>', 'config JSON file');
+
   program
     .command('spec')
     .description('print the connector specification')
@@ -180,46 +179,32 @@ export function buildCommand(connector: Connector, env: CliEnvironment): Command
       await finish(0);
     });
 
-  program
-    .command('check')
-    .description('check the addresses, the credentials and access to every quest')
-    .requiredOption('--config <path>', 'config JSON file')
-    .action(async (opts: {config: string}) => {
+  withConfig('check', 'check the addresses, the credentials and access to every quest').action(
+    async (opts: {config: string}) => {
       let result: CheckResult;
       try {
         result = await connector.check(loadConfig(opts.config));
       } catch (err) {
         result = {ok: false, message: errorMessage(err)};
       }
-      await writer.write(
-        new AirbyteConnectionStatusMessage(
-          result.ok
-            ? {status: AirbyteConnectionStatus.SUCCEEDED}
-            : {status: AirbyteConnectionStatus.FAILED, message: result.message}
-        )
-      );
+      await writer.write(connectionStatus(result));
       await finish(0);
-    });
+    }
+  );
 
-  program
-    .command('discover')
-    .description(
-      'list the streams and their schemas: with stream_layout per_quest, quest_<id> for each quest (its columns learnt from a small export of it) and columns; with combined, responses and columns (no export)'
-    )
-    .requiredOption('--config <path>', 'config JSON file')
-    .action(async (opts: {config: string}) => {
-      try {
-        await writer.write(await connector.discover(loadConfig(opts.config)));
-        await finish(0);
-      } catch (err) {
-        await fail(err);
-      }
-    });
+  withConfig(
+    'discover',
+    'list the streams and their schemas: with stream_layout per_quest, quest_<id> for each quest (its columns learnt from a small export of it) and columns; with combined, responses and columns (no export)'
+  ).action(async (opts: {config: string}) => {
+    try {
+      await writer.write(await connector.discover(loadConfig(opts.config)));
+      await finish(0);
+    } catch (err) {
+      await fail(err);
+    }
+  });
 
-  program
-    .command('read')
-    .description('export the configured quests as records with per-stream state')
-    .requiredOption('--config <path>', 'config JSON file')
+  withConfig('read', 'export the configured quests as records with per-stream state')
     .requiredOption('--catalog <path>', 'configured catalog JSON file')
     .option('--state <path>', 'state JSON file')
     .action(async (opts: {config: string; catalog: string; state?: string}) => {
@@ -266,12 +251,10 @@ export function buildCommand(connector: Connector, env: CliEnvironment): Command
       }
     });
 
-  program
-    .command('probe')
-    .description(
-      "check the connector's assumptions against the real service (a token, at most 3 small exports of one quest, a few minutes) and write a Markdown report that is safe to send to Questback support. stdout carries log messages only. Exit code 0: nothing contradicted; 3: an assumption contradicted (see the report); 1: the probe could not run"
-    )
-    .requiredOption('--config <path>', 'config JSON file')
+  withConfig(
+    'probe',
+    "check the connector's assumptions against the real service (a token, at most 3 small exports of one quest, a few minutes) and write a Markdown report that is safe to send to Questback support. stdout carries log messages only. Exit code 0: nothing contradicted; 3: an assumption contradicted (see the report); 1: the probe could not run"
+  )
     .option('--quest <id>', 'the quest to export, one of quest_ids (default: the first)')
     .option('--report <path>', 'where to write the report', 'probe-report.md')
     .option('--minutes <n>', 'the longest the probe may take, 1 to 30', String(LIMITS.probe.budgetMs / MINUTE_MS))

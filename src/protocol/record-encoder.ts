@@ -1,8 +1,9 @@
-import {StreamRef} from '../sync/output-port';
+import {RecordShape} from '../sync/output-port';
 
 const QUOTE = 34;
 const BACKSLASH = 92;
 const HEX = Buffer.from('0123456789abcdef');
+const NULL = Buffer.from('null');
 /** The letter JSON escapes a control character with (`\n`), by code; 0 for those written as `\u00XX`. */
 const SHORT_ESCAPE = new Uint8Array(32);
 for (const [code, letter] of [
@@ -13,13 +14,6 @@ for (const [code, letter] of [
   [13, 'r'],
 ] as const)
   SHORT_ESCAPE[code] = letter.charCodeAt(0);
-
-/** What a RecordEncoder is made from; plain data, so that a worker thread can build the same one. */
-export interface EncoderSpec {
-  stream: StreamRef;
-  columns: readonly string[];
-  constants: Readonly<Record<string, string>>;
-}
 
 /**
  * Rows as one string holding every cell, and the cells' lengths (per row: its number of cells, then
@@ -106,33 +100,106 @@ function writeJsonString(text: string, from: number, to: number, buf: Buffer, po
   return at;
 }
 
+/** A step of writing one record: bytes that are the same in every record, or cells of the row under their keys. */
+type Step =
+  | {kind: 'literal'; bytes: Buffer}
+  /** The cells from index `from` on, each as `key` + its JSON string, or as `nullKey` when empty or missing. */
+  | {kind: 'cells'; from: number; keys: Buffer[]; nullKeys: Buffer[]}
+  /** One cell as `key` + its JSON string, also when empty ("" then); `nullKey` when the row lacks it. */
+  | {kind: 'text'; index: number; key: Buffer; nullKey: Buffer};
+
+interface Compiled {
+  steps: Step[];
+  /** Bytes of a record without its cells' text; values it holds (each at most two quotes). */
+  fixedBytes: number;
+  slots: number;
+  /** The most times one cell is written in a record. */
+  repeats: number;
+  /** Some step starts at a cell other than the first: each row's cell offsets are needed. */
+  offsets: boolean;
+}
+
 /**
- * Serialises rows of one stream as Airbyte RECORD lines, encoded as UTF-8 straight into output
- * buffers. The parts that are the same for every record (stream name and namespace, escaped column
- * names, the connector's own fields) are encoded once, and each cell is escaped and encoded in one
- * pass: a row costs a copy per part instead of a JSON string per cell, a concatenated line and a
- * second encoding pass over it. Empty cells become null: the CSV cannot tell an empty answer from none.
+ * A shape compiled into steps: keys escaped once, the constants and braces merged into literals, and
+ * fields of consecutive cells merged into one run (a quest stream's row is one run and one literal).
+ */
+function compile(shape: RecordShape): Compiled {
+  const steps: Step[] = [];
+  let literal = '';
+  let run: {from: number; keys: string[]} | undefined;
+  const flush = (): void => {
+    if (run) {
+      const keys = run.keys.map((k) => Buffer.from(k));
+      steps.push({kind: 'cells', from: run.from, keys, nullKeys: keys.map((k) => Buffer.concat([k, NULL]))});
+    } else if (literal) steps.push({kind: 'literal', bytes: Buffer.from(literal)});
+    run = undefined;
+    literal = '';
+  };
+  const cell = (index: number, key: string): void => {
+    if (literal || (run && run.from + run.keys.length !== index)) flush();
+    run ??= {from: index, keys: []};
+    run.keys.push(key);
+  };
+  const key = (name: string, first: boolean): string => `${first ? '' : ','}${JSON.stringify(name)}:`;
+  const uses = new Map<number, number>();
+  const use = (index: number): void => void uses.set(index, (uses.get(index) ?? 0) + 1);
+  shape.fields.forEach((field, f) => {
+    const head = key(field.name, f === 0);
+    // A run of cells ends at any other field; constants and braces gather into one literal.
+    if (run && field.kind !== 'cell') flush();
+    if (field.kind === 'constant') {
+      literal += head + JSON.stringify(field.value);
+    } else if (field.kind === 'text') {
+      flush();
+      use(field.index);
+      steps.push({kind: 'text', index: field.index, key: Buffer.from(head), nullKey: Buffer.from(`${head}null`)});
+    } else if (field.kind === 'cell') {
+      use(field.index);
+      cell(field.index, head);
+    } else {
+      literal += `${head}{`;
+      field.keys.forEach((k, i) => (use(i), cell(i, key(k, i === 0))));
+      flush();
+      literal += '}';
+    }
+  });
+  if (run) flush();
+  literal += '}}}\n';
+  flush();
+  let fixedBytes = 0;
+  let slots = 0;
+  for (const step of steps) {
+    if (step.kind === 'literal') fixedBytes += step.bytes.length;
+    else if (step.kind === 'text') {
+      fixedBytes += step.nullKey.length;
+      slots++;
+    } else {
+      fixedBytes += step.nullKeys.reduce((sum, k) => sum + k.length, 0);
+      slots += step.keys.length;
+    }
+  }
+  const offsets = steps.some((step) => step.kind === 'text' || (step.kind === 'cells' && step.from > 0));
+  return {steps, fixedBytes, slots, repeats: Math.max(1, ...uses.values()), offsets};
+}
+
+/**
+ * Serialises rows of one stream as Airbyte RECORD lines, as their record shape says (see RecordShape),
+ * encoded as UTF-8 straight into output buffers. The parts that are the same for every record
+ * (stream name and namespace, escaped keys, constants) are encoded once, and each cell is escaped and
+ * encoded in one pass: a row costs a copy per part instead of a JSON string per cell, a concatenated
+ * line and a second encoding pass over it.
  */
 export class RecordEncoder {
-  /** `,"name":` per column (no comma before the first), and the same followed by `null` for an empty cell. */
-  private readonly keys: Buffer[];
-  private readonly nullKeys: Buffer[];
+  private readonly compiled: Compiled;
   private readonly prefix: string;
-  /** The end of a line: the connector's fields, the closing braces and the newline. */
-  private readonly tail: Buffer;
-  private readonly fixedBytes: number;
+  /** Where each cell of the row being written starts in the packed text (when a step needs it). */
+  private starts = new Int32Array(64);
 
-  constructor(readonly spec: EncoderSpec) {
-    const {stream, columns, constants} = spec;
-    this.keys = columns.map((name, i) => Buffer.from(`${i === 0 ? '' : ','}${JSON.stringify(name)}:`));
-    this.nullKeys = this.keys.map((key) => Buffer.concat([key, Buffer.from('null')]));
+  constructor(readonly shape: RecordShape) {
+    const {stream} = shape;
     const namespace = stream.namespace ? `"namespace":${JSON.stringify(stream.namespace)},` : '';
     this.prefix = `{"type":"RECORD","record":{${namespace}"stream":${JSON.stringify(stream.name)},"emitted_at":`;
-    const extra = JSON.stringify(constants).slice(1, -1);
-    this.tail = Buffer.from(`${columns.length && extra ? ',' : ''}${extra}}}}\n`);
-    // The head's time stamp has at most 16 digits until the year 2286; `,"data":{` is 9 bytes.
-    this.fixedBytes =
-      Buffer.byteLength(this.prefix) + 16 + 9 + this.nullKeys.reduce((sum, k) => sum + k.length, 0) + this.tail.length;
+    this.compiled = compile(shape);
   }
 
   /**
@@ -141,7 +208,9 @@ export class RecordEncoder {
    */
   encode(packed: PackedRows, emittedAt: number, batchBytes: number): Uint8Array[] {
     const {text, lengths} = packed;
-    const {keys, nullKeys, tail} = this;
+    const {steps, slots, repeats, offsets} = this.compiled;
+    // The head's time stamp has at most 16 digits until the year 2286; `,"data":{` is 9 bytes.
+    const fixedBytes = Buffer.byteLength(this.prefix) + 16 + 9 + this.compiled.fixedBytes;
     const head = Buffer.from(`${this.prefix}${emittedAt},"data":{`);
     const out: Uint8Array[] = [];
     let buf = Buffer.allocUnsafeSlow(batchBytes);
@@ -150,9 +219,15 @@ export class RecordEncoder {
     let pos = 0;
     for (let r = 0; r < packed.rows; r++) {
       const cells = lengths[k];
+      if (offsets && cells > this.starts.length) this.starts = new Int32Array(Math.max(cells, 2 * this.starts.length));
+      const starts = this.starts;
+      let chars = 0;
+      for (let i = 0; i < cells; i++) {
+        if (offsets) starts[i] = pos + chars;
+        chars += lengths[k + 1 + i];
+      }
       // A UTF-16 unit is at most 3 bytes of UTF-8, or 6 when JSON escapes it (\u001f).
-      let most = this.fixedBytes + 2 * keys.length;
-      for (let i = 1; i <= cells; i++) most += 6 * lengths[k + i];
+      const most = fixedBytes + 2 * slots + 6 * repeats * chars;
       if (at + most > buf.length) {
         if (at > 0) out.push(buf.subarray(0, at));
         buf = Buffer.allocUnsafeSlow(Math.max(batchBytes, most));
@@ -160,25 +235,39 @@ export class RecordEncoder {
       }
       buf.set(head, at);
       at += head.length;
-      for (let i = 0; i < keys.length; i++) {
-        const len = i < cells ? lengths[k + 1 + i] : 0;
-        const from = pos;
-        pos += len;
-        if (len === 0) {
-          const key = nullKeys[i];
-          buf.set(key, at);
-          at += key.length;
-          continue;
+      for (let s = 0; s < steps.length; s++) {
+        const step = steps[s];
+        if (step.kind === 'literal') {
+          buf.set(step.bytes, at);
+          at += step.bytes.length;
+        } else if (step.kind === 'cells') {
+          const {from, keys, nullKeys} = step;
+          let p = from === 0 ? pos : starts[from];
+          for (let j = 0; j < keys.length; j++) {
+            const i = from + j;
+            const len = i < cells ? lengths[k + 1 + i] : 0;
+            if (len === 0) {
+              const key = nullKeys[j];
+              buf.set(key, at);
+              at += key.length;
+              continue;
+            }
+            const key = keys[j];
+            buf.set(key, at);
+            at = writeJsonString(text, p, p + len, buf, at + key.length);
+            p += len;
+          }
+        } else if (step.index < cells) {
+          buf.set(step.key, at);
+          const from = starts[step.index];
+          at = writeJsonString(text, from, from + lengths[k + 1 + step.index], buf, at + step.key.length);
+        } else {
+          buf.set(step.nullKey, at);
+          at += step.nullKey.length;
         }
-        const key = keys[i];
-        buf.set(key, at);
-        at = writeJsonString(text, from, pos, buf, at + key.length);
       }
-      // Cells beyond the columns are not written.
-      for (let i = keys.length; i < cells; i++) pos += lengths[k + 1 + i];
+      pos += chars;
       k += cells + 1;
-      buf.set(tail, at);
-      at += tail.length;
     }
     if (at > 0) out.push(buf.subarray(0, at));
     return out;

@@ -3,11 +3,12 @@
 
 import {parentPort} from 'worker_threads';
 
-import {EncoderSpec, PackedRows, RecordEncoder} from './record-encoder';
+import {RecordShape} from '../sync/output-port';
+import {PackedRows, RecordEncoder} from './record-encoder';
 
 /** What the record worker is asked: to make an encoder, to forget one, or to encode rows with one. */
 export type WorkerRequest =
-  | {kind: 'encoder'; id: number; spec: EncoderSpec}
+  | {kind: 'encoder'; id: number; shape: RecordShape}
   | {kind: 'drop'; id: number}
   | {kind: 'rows'; id: number; packed: PackedRows; emittedAt: number; batchBytes: number};
 
@@ -17,7 +18,7 @@ if (!port) throw new Error('record-worker runs as a worker thread');
 
 port.on('message', (m: WorkerRequest) => {
   if (m.kind === 'encoder') {
-    encoders.set(m.id, new RecordEncoder(m.spec));
+    encoders.set(m.id, new RecordEncoder(m.shape));
   } else if (m.kind === 'drop') {
     encoders.delete(m.id);
   } else {

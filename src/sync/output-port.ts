@@ -9,6 +9,56 @@ export interface StreamRef {
 
 export type StreamStatus = 'STARTED' | 'RUNNING' | 'COMPLETE' | 'INCOMPLETE';
 
+/**
+ * One field of the records a shape makes, in record order. Cells are the row's CSV cells by
+ * position; an empty cell, or one the row lacks, is null (the CSV cannot tell an empty answer from none).
+ */
+export type RecordField =
+  /** The row's cell at `index`. */
+  | {kind: 'cell'; name: string; index: number}
+  /** The row's cell at `index` as text, also when empty (a key is never null); null if the row lacks it. */
+  | {kind: 'text'; name: string; index: number}
+  /** The same value in every record. */
+  | {kind: 'constant'; name: string; value: string | null}
+  /** An object of the row's cells, the first `keys.length` of them, each under its key. */
+  | {kind: 'cells'; name: string; keys: readonly string[]};
+
+/**
+ * How the rows of one window become records of a stream: plain data, so that the output layer can
+ * execute it where it likes (on a worker thread) from the cells it is given. The stream definition
+ * makes it; the sync core hands it over without knowing what it says.
+ */
+export interface RecordShape {
+  stream: StreamRef;
+  fields: readonly RecordField[];
+}
+
+function cellValue(row: readonly string[], index: number): string | null {
+  const cell = row[index];
+  return cell === undefined || cell === '' ? null : cell;
+}
+
+/**
+ * The record a shape makes of a row, as an object: the meaning of a shape. The protocol layer's
+ * encoder writes the same JSON value (a test holds it to that), its keys in the shape's order
+ * (JSON.stringify of this object would put integer-like keys first).
+ */
+export function shapeRecord(shape: RecordShape, row: readonly string[]): Record<string, unknown> {
+  const data: Record<string, unknown> = Object.create(null);
+  for (const field of shape.fields) {
+    if (field.kind === 'cell') data[field.name] = cellValue(row, field.index);
+    else if (field.kind === 'text') data[field.name] = row[field.index] ?? null;
+    else if (field.kind === 'constant') data[field.name] = field.value;
+    else {
+      // A null prototype: a header text such as "__proto__" is a key like any other.
+      const cells: Record<string, string | null> = Object.create(null);
+      field.keys.forEach((key, i) => (cells[key] = cellValue(row, i)));
+      data[field.name] = cells;
+    }
+  }
+  return data;
+}
+
 /** Writes the rows of one export window as records of its stream. */
 export interface RowWriter {
   /** A returned promise means: wait before writing more. */
@@ -19,8 +69,8 @@ export interface SyncOutput {
   status(stream: StreamRef, status: StreamStatus): void;
   /** The stream waits for the service's rate limit until this epoch ms. */
   rateLimited(stream: StreamRef, until: number): void;
-  /** Records carry `columns` in cell order, then the fields in `constants`. */
-  rowWriter(stream: StreamRef, columns: readonly string[], constants: Readonly<Record<string, string>>): RowWriter;
+  /** Rows written as the records `shape` makes of them. */
+  rowWriter(shape: RecordShape): RowWriter;
   /** Records of a small stream whose data the sync builds itself (typed values, not CSV cells). */
   records(stream: StreamRef, data: readonly object[]): Promise<void>;
   /** A checkpoint: written out at once. */

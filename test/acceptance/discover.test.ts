@@ -115,6 +115,13 @@ describe('discover', () => {
     }
   });
 
+  test('every stream, each of which reads incrementally, is resumable (is_resumable)', () => {
+    // The platform then keeps a stream's state between the attempts of a sync, also in full refresh.
+    expect(streams.map((s) => [s.name, s.supported_sync_modes?.includes('incremental'), s.is_resumable])).toEqual(
+      streams.map((s) => [s.name, true, true])
+    );
+  });
+
   test('no $ref, allOf, not in stream schemas', () => {
     for (const s of streams)
       expect({stream: s.name, found: keywordLocations(s.json_schema, ['$ref', 'allOf', 'not'])}).toEqual({

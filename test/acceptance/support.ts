@@ -29,6 +29,7 @@ export interface AirbyteStreamJson {
   source_defined_cursor?: boolean;
   default_cursor_field?: string[];
   source_defined_primary_key?: string[][];
+  is_resumable?: boolean;
 }
 
 export interface ConfiguredStreamJson {

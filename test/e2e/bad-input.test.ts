@@ -1,6 +1,6 @@
 import {configuredCatalog, simConfig, startWorld, streamOf, World} from '../helpers/fixtures';
 import {errorTraces, records, states, statusesByStream, RunResult} from '../helpers/connector';
-import {warehouseNames} from '../../src/sync/column-names';
+import {warehouseNames} from '../../src/sync/streams/column-names';
 import {Corruption} from '../../simulator';
 
 const GOOD = 'c0c0c0c0-0000-4000-8000-000000000001';

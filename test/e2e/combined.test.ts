@@ -45,8 +45,11 @@ describe('stream_layout combined', () => {
         expect(sim.exports()).toEqual([]);
         expect(sim.requests().filter((r) => r.path.includes('/v1/'))).toEqual([]);
         const catalog = configuredCatalog(found.messages, 'incremental');
-        const names = (catalog.streams as {stream: {name: string}}[]).map((s) => s.stream.name);
-        expect(names).toEqual(['responses', 'columns']);
+        const listed = catalog.streams as {stream: {name: string; is_resumable?: boolean}}[];
+        expect(listed.map((s) => [s.stream.name, s.stream.is_resumable])).toEqual([
+          ['responses', true],
+          ['columns', true],
+        ]);
         const catalogFile = world.file(catalog);
 
         const first = await world.run(['read', '--config', config, '--catalog', catalogFile]);

@@ -8,7 +8,7 @@ import {RecordMessage, records, runBinMain, RunResult, stateFile} from '../helpe
 import {questEntries} from '../helpers/combined';
 import {configuredCatalog, simCatalog, startWorld, streamOf, World} from '../helpers/fixtures';
 import {peakRssProbe} from '../helpers/peak-rss';
-import {warehouseNames} from '../../src/sync/column-names';
+import {warehouseNames} from '../../src/sync/streams/column-names';
 import {Simulator, systemClock} from '../../simulator';
 
 // The benchmark (Many quests) reads 500; the suite reads enough to exercise the same paths (more quests than

@@ -3,7 +3,7 @@ import addFormats from 'ajv-formats';
 
 import {configuredCatalog, startWorld, streamOf, World} from '../helpers/fixtures';
 import {records, stateFile, states, statusesByStream, RunResult, RecordMessage} from '../helpers/connector';
-import {warehouseNames} from '../../src/sync/column-names';
+import {warehouseNames} from '../../src/sync/streams/column-names';
 import {Simulator} from '../../simulator';
 
 const SETTINGS = {

@@ -8,7 +8,7 @@
 import fs from 'fs';
 import path from 'path';
 
-import {answerKeys} from '../../src/sync/schema';
+import {answerKeys} from '../../src/sync/streams/responses-stream';
 import {errorTraces, records, runConnector, stateFile, tempDir, writeJson} from '../helpers/connector';
 import {destinationColumns} from '../helpers/destinations';
 import {configuredCatalog, simConfig, streamOf} from '../helpers/fixtures';

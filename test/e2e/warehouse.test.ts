@@ -2,7 +2,7 @@
 // must see every column, read must refuse a schema without answers, and the options for late
 // answers and inaccessible quests must behave as documented.
 
-import {warehouseNames} from '../../src/sync/column-names';
+import {warehouseNames} from '../../src/sync/streams/column-names';
 import {
   errorTraces,
   records,

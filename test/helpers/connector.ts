@@ -3,9 +3,6 @@ import {AirbyteLogLevel} from 'faros-airbyte-cdk/lib/protocol';
 import path from 'path';
 import {Writable} from 'stream';
 
-// The connector loads the catalog's module lazily, at its first discover or read. Loaded here, with
-// the test file: jest refuses a require while no test runs, which is when a concurrent test's run may get there.
-import '../../src/catalog';
 import {Runtime, systemRuntime} from '../../src/core/runtime';
 import {mainCommand} from '../../src/index';
 import {Host, StopSignal} from '../../src/protocol/cli';

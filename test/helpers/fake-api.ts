@@ -12,7 +12,7 @@ import {Runtime} from '../../src/core/runtime';
 import {TimeWindow} from '../../src/core/time';
 import {ConnectorLogger} from '../../src/protocol/logger';
 import {MessageWriter} from '../../src/protocol/output';
-import {RowWriter, StreamRef, StreamStatus, SyncOutput} from '../../src/sync/output-port';
+import {RowWriter, shapeRecord, StreamRef, StreamStatus, SyncOutput} from '../../src/sync/output-port';
 import {createEngine, csvText, ExportOutcome, SimulatorEngine} from '../../simulator';
 
 /** A seeded pseudo-random generator (mulberry32): the same seed, the same test. */
@@ -222,7 +222,7 @@ export class FakeExportApi implements ExportApi {
 }
 
 export interface Recorded {
-  /** Every row written, per stream, in order. */
+  /** The values of every record written, per stream, in order (a quest stream's: its row's cells first). */
   rows: Map<string, string[][]>;
   /** Every STATE, per stream: its cursor and the rows written before it. */
   states: {stream: string; cursor: string; recordCount: number; rowsSoFar: number; state: object}[];
@@ -239,9 +239,10 @@ export function recordingOutput(): SyncOutput & {recorded: Recorded} {
     recorded,
     status: (stream, status) => void recorded.statuses.push({stream: stream.name, status}),
     rateLimited: () => undefined,
-    rowWriter: (stream): RowWriter => ({
+    rowWriter: (shape): RowWriter => ({
       write: (rows) => {
-        rowsOf(stream).push(...rows.map((r) => [...r]));
+        const text = (v: unknown): string => (v !== null && typeof v === 'object' ? JSON.stringify(v) : String(v));
+        rowsOf(shape.stream).push(...rows.map((r) => Object.values(shapeRecord(shape, r)).map(text)));
         return undefined;
       },
     }),

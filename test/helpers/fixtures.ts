@@ -1,4 +1,4 @@
-import {warehouseNames} from '../../src/sync/column-names';
+import {warehouseNames} from '../../src/sync/streams/column-names';
 import {Simulator, SimulatorClock, SimulatorOptions, startSimulator} from '../../simulator';
 import {connectorConfig} from '../../simulator/cli-app';
 import {Runtime, systemRuntime} from '../../src/core/runtime';
@@ -18,6 +18,14 @@ import {tempDir, writeJson} from './temp';
 
 /** The stream the connector names after a quest. */
 export const streamOf = (questId: string): string => `quest_${questId.toLowerCase().replace(/-/g, '_')}`;
+
+/** A config of the required options only (no service behind it). */
+export const REQUIRED_OPTIONS = {
+  client_id: 'id',
+  client_secret: 'secret',
+  quest_ids: ['1b4e28ba-2fa1-11d2-883f-0016d3cca427'],
+  start_date: '2024-01-01T00:00:00Z',
+};
 
 /** A connector config for a running simulator, with the connector's defaults and a start_date 40 days back. */
 export function simConfig(sim: Simulator, overrides: Record<string, unknown> = {}): Record<string, unknown> {

@@ -5,7 +5,7 @@
 
 import zlib from 'zlib';
 
-import {warehouseNames} from '../../src/sync/column-names';
+import {warehouseNames} from '../../src/sync/streams/column-names';
 import {QuestConfig, Simulator, startSimulator} from '../../simulator';
 import {TestClock} from './clock';
 import {errorTraces, LiveRun, records, startBinMain, startConnector, states, tempDir, writeJson} from './connector';

@@ -3,9 +3,10 @@ import fs from 'fs';
 import path from 'path';
 import {Writable} from 'stream';
 
-import {streamState} from '../../src/protocol/messages';
+import {recordMessage, streamState} from '../../src/protocol/messages';
 import {MessageWriter} from '../../src/protocol/output';
 import {packRows, RecordEncoder} from '../../src/protocol/record-encoder';
+import {RecordShape, shapeRecord} from '../../src/sync/output-port';
 
 /** A consumer that takes one chunk at a time, slowly, with a tiny buffer: backpressure on every write. */
 function slowConsumer(): {stream: Writable; chunks: string[]} {
@@ -95,6 +96,14 @@ const TRICKY_CELLS = [
 const STREAM = {name: 'quest_x', namespace: 'ns "q"'};
 const COLUMNS = TRICKY_CELLS.map((_, i) => (i === 3 ? 'Q "quoted" | name' : `c${i}`));
 const CONSTANTS = {_questback_quest_id: 'q-1', _questback_window_end: '2026-01-01T00:00:00.000Z'};
+/** A quest stream's shape: a field per column, then the connector's fields. */
+const SHAPE: RecordShape = {
+  stream: STREAM,
+  fields: [
+    ...COLUMNS.map((name, index) => ({kind: 'cell' as const, name, index})),
+    ...Object.entries(CONSTANTS).map(([name, value]) => ({kind: 'constant' as const, name, value})),
+  ],
+};
 
 /** The line JSON.stringify makes of a row: what the encoder must write, byte for byte. */
 function expectedLine(row: readonly string[], at: number): string {
@@ -108,7 +117,7 @@ function expectedLine(row: readonly string[], at: number): string {
 
 describe('RecordEncoder', () => {
   test('writes each row as JSON.stringify would, in buffers no larger than the batch unless a row is', () => {
-    const encoder = new RecordEncoder({stream: STREAM, columns: COLUMNS, constants: CONSTANTS});
+    const encoder = new RecordEncoder(SHAPE);
     const rows = [TRICKY_CELLS, [...TRICKY_CELLS].reverse(), TRICKY_CELLS.map(() => ''), TRICKY_CELLS.slice(0, 3)];
     const huge = TRICKY_CELLS.map((c, i) => (i === 9 ? c.repeat(5000) : c));
     const chunks = encoder.encode(packRows([...rows, huge, ...rows]), 1234, 4096);
@@ -116,6 +125,37 @@ describe('RecordEncoder', () => {
     expect(lines.pop()).toBe('');
     expect(lines).toEqual([...rows, huge, ...rows].map((row) => expectedLine(row, 1234)));
     expect(chunks.filter((c) => c.length > 4096)).toHaveLength(1);
+  });
+
+  test('writes every kind of field of a shape as the record shapeRecord makes of the row', () => {
+    const keys = TRICKY_CELLS.map((c, i) =>
+      i === 0 ? 'Response ID' : i === 5 ? '__proto__' : `Q${i}: ${c.slice(0, 9)}`
+    );
+    const shape: RecordShape = {
+      stream: {name: 'responses'},
+      fields: [
+        {kind: 'constant', name: 'quest_id', value: 'q "1"'},
+        {kind: 'text', name: 'response_id', index: 1},
+        {kind: 'cell', name: 'created', index: 2},
+        {kind: 'cells', name: 'answers', keys},
+        {kind: 'constant', name: 'nothing', value: null},
+        {kind: 'text', name: 'past_the_row', index: 99},
+        {kind: 'cell', name: 'again', index: 3},
+      ],
+    };
+    const rows = [TRICKY_CELLS, TRICKY_CELLS.map(() => ''), TRICKY_CELLS.slice(0, 2), [...TRICKY_CELLS, 'extra']];
+    const lines = Buffer.concat(new RecordEncoder(shape).encode(packRows(rows), 7, 512))
+      .toString('utf8')
+      .split('\n');
+    expect(lines.pop()).toBe('');
+    expect(lines).toEqual(rows.map((row) => JSON.stringify(recordMessage(shape.stream, shapeRecord(shape, row), 7))));
+    // Keys that look like integers keep the shape's order; the value is the same.
+    const numbered: RecordShape = {stream: {name: 's'}, fields: [{kind: 'cells', name: 'a', keys: ['2', 'x', '1']}]};
+    const line = Buffer.concat(new RecordEncoder(numbered).encode(packRows([['b', 'x', '']]), 7, 512)).toString('utf8');
+    expect(line).toBe(
+      '{"type":"RECORD","record":{"stream":"s","emitted_at":7,"data":{"a":{"2":"b","x":"x","1":null}}}}\n'
+    );
+    expect(JSON.parse(line).record.data).toEqual(shapeRecord(numbered, ['b', 'x', '']));
   });
 });
 
@@ -135,7 +175,7 @@ describe.each(writers)('MessageWriter records, encoded %s', (_, Writer) => {
     const {stream, chunks} = slowConsumer();
     const writer = new Writer(stream, (l) => l, 4096);
     writer.encodeInWorker();
-    const encoder = new RecordEncoder({stream: STREAM, columns: COLUMNS, constants: CONSTANTS});
+    const encoder = new RecordEncoder(SHAPE);
     const expected: string[] = [];
     let waits = 0;
     for (let batch = 0; batch < 60; batch++) {

@@ -1,8 +1,9 @@
 import {DAY_MS, TimeWindow} from '../../src/core/time';
-import {RecordedExport, StreamCheckpoints} from '../../src/sync/checkpoints';
-import {QuestPlan, QuestSync, QuestSyncContext} from '../../src/sync/quest-sync';
-import {perQuestState} from '../../src/sync/state';
-import {ExportSlots, Priority} from '../../src/sync/scheduler';
+import {RecordedExport, StreamCheckpoints} from '../../src/sync/state/checkpoints';
+import {perQuestState, QuestColumns} from '../../src/sync/streams/quest-stream';
+import {QuestPlan, QuestSyncContext} from '../../src/sync/windows/quest-plan';
+import {QuestSync} from '../../src/sync/windows/quest-sync';
+import {ExportSlots, Priority} from '../../src/sync/exports/export-slots';
 import {FakeExportApi, FakeScript, prng, quietLogger, recordingOutput, virtualRuntime} from '../helpers/fake-api';
 
 const Q = 'q1';
@@ -62,14 +63,11 @@ async function readQuest(
       stallBudgetMs: 5 * 60_000,
       fingerprint: 'f',
       csv: {separator: '|'},
-      columnNames: 'survey',
     },
     {
       questId: Q,
       stream: {name: STREAM},
-      shape: 'columns',
-      configuredNames: new Set(header),
-      configuredTitles: new Set(header),
+      records: columnsOf({name: STREAM}, Q, header),
       from: opts.from,
       cursor: opts.cursor ?? opts.from,
       end: NOW,
@@ -83,6 +81,11 @@ async function readQuest(
     run.error = err as Error;
   }
   return run;
+}
+
+/** A quest stream's records whose configured schema lists every column of `header` (column_names "survey"). */
+function columnsOf(stream: {name: string}, questId: string, header: readonly string[]): QuestColumns {
+  return new QuestColumns(stream, questId, {names: new Set(header), titles: new Set(header)}, 'survey', quietLogger());
 }
 
 /** A quest's sync as the reader builds it, its checkpoints starting at `cursor` (default: `from`). */
@@ -406,7 +409,6 @@ describe('two quests on shared slots', () => {
       return create(...args);
     };
     const output = recordingOutput();
-    const header = new Set(api.header);
     const run = (questId: string): Promise<number> =>
       questSync(
         {
@@ -420,14 +422,11 @@ describe('two quests on shared slots', () => {
           stallBudgetMs: 5 * 60_000,
           fingerprint: 'f',
           csv: {separator: '|'},
-          columnNames: 'survey',
         },
         {
           questId,
           stream: {name: questId},
-          shape: 'columns',
-          configuredNames: header,
-          configuredTitles: header,
+          records: columnsOf({name: questId}, questId, api.header),
           from,
           cursor: from,
           end: NOW,

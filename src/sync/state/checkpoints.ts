@@ -1,6 +1,11 @@
-import {TimeWindow} from '../core/time';
-import {StreamRef, SyncOutput} from './output-port';
-import {DensityHint} from './sizing';
+import {TimeWindow} from '../../core/time';
+import {StreamRef, SyncOutput} from '../output-port';
+
+/** What the state keeps of a quest's density, so that the next sync sizes its first window right away. */
+export interface DensityHint {
+  rows_per_day: number;
+  bytes_per_row?: number;
+}
 
 /** An export created by this or an earlier attempt, kept in the state so a later attempt can re-use its file. */
 export interface RecordedExport {
@@ -81,8 +86,15 @@ export class StreamCheckpoints {
   }
 }
 
-/** One quest's view of its stream's checkpoints. */
+/**
+ * One quest's part of its stream's checkpoints. The quest's read says what happened (an export was
+ * created or dropped, rows were written, a piece of a window was read whole); this decides, under
+ * the stream's rule, what goes into the quest's progress and when a STATE is written.
+ */
 export class QuestCheckpoints {
+  /** A density that should reach a STATE before the next rows, if the stream allows one then. */
+  private densityDue = false;
+
   constructor(
     private readonly owner: StreamCheckpoints,
     private readonly progress: QuestProgress
@@ -97,44 +109,72 @@ export class QuestCheckpoints {
     return this.progress.exports;
   }
 
-  counted(records: number): void {
-    this.owner.counted(records);
+  /** No record of the stream is waiting for a STATE. */
+  get clean(): boolean {
+    return this.owner.clean;
   }
 
-  /** Everything up to `cursor` is emitted; the cursor never moves back. */
-  advance(cursor: number): void {
-    this.progress.cursor = Math.max(this.progress.cursor, cursor);
-    this.progress.exports = this.progress.exports.filter((e) => e.window.since >= this.progress.cursor);
-  }
-
-  setDensity(density: DensityHint | undefined): void {
-    if (density) this.progress.density = density;
-  }
-
-  exportCreated(created: RecordedExport): void {
-    this.progress.exports = [...this.progress.exports.filter((e) => e.exportId !== created.exportId), created].sort(
-      (a, b) => a.window.since - b.window.since || a.window.until - b.window.until
-    );
-  }
-
-  /** The export will not be read (it failed, its file is gone, its window was split). */
-  exportDropped(exportId: string): void {
-    this.progress.exports = this.progress.exports.filter((e) => e.exportId !== exportId);
-  }
-
-  commit(): Promise<void> {
-    return this.owner.commit();
-  }
-
-  commitIfClean(): Promise<void> {
-    return this.owner.commitIfClean();
-  }
-
+  /** Waits for the stream's turn to read a window; the returned function ends it (see StreamCheckpoints). */
   reading(): Promise<() => void> {
     return this.owner.reading();
   }
 
-  get clean(): boolean {
-    return this.owner.clean;
+  /** The quest has nothing to read in this sync: its state goes out as it is. */
+  nothingToRead(): Promise<void> {
+    return this.owner.commit();
+  }
+
+  /** An export exists: recorded at once, so that a later attempt re-uses it (in a STATE if the stream allows one now). */
+  exportCreated(created: RecordedExport): Promise<void> {
+    this.progress.exports = [...this.progress.exports.filter((e) => e.exportId !== created.exportId), created].sort(
+      (a, b) => a.window.since - b.window.since || a.window.until - b.window.until
+    );
+    return this.owner.commitIfClean();
+  }
+
+  /** The export will not be read (it failed, its file is gone, its window was split); the next STATE forgets it. */
+  exportDropped(exportId: string): void {
+    this.progress.exports = this.progress.exports.filter((e) => e.exportId !== exportId);
+  }
+
+  /** An earlier attempt's export is not re-used: the state forgets it at once, if the stream allows a STATE now. */
+  reuseAbandoned(exportId: string): Promise<void> {
+    this.exportDropped(exportId);
+    return this.owner.commitIfClean();
+  }
+
+  /**
+   * The density the next windows are sized by. `urgent`: a file far above the target is being read,
+   * and its density should reach a STATE before its rows (a retry after a failure then sizes right).
+   */
+  densityLearned(density: DensityHint | undefined, urgent = false): void {
+    if (density) this.progress.density = density;
+    if (urgent) this.densityDue = true;
+  }
+
+  /** Rows are about to be written: a STATE that is due goes first, if the stream allows one now. */
+  beforeRows(): Promise<void> | undefined {
+    if (!this.densityDue) return undefined;
+    this.densityDue = false;
+    return this.owner.commitIfClean();
+  }
+
+  /** Rows were written to the stream: the next STATE commits them. */
+  rowsWritten(records: number): void {
+    this.owner.counted(records);
+  }
+
+  /**
+   * A piece of a window was read whole and its export is done with. With `through`, every row up to
+   * it has been emitted: the cursor moves there, with the density, in a STATE. Without, rows of the
+   * window may still lie in pieces not read yet, and nothing moves.
+   */
+  pieceRead(exportId: string, through?: number, density?: DensityHint): Promise<void> {
+    this.exportDropped(exportId);
+    if (through === undefined) return Promise.resolve();
+    this.progress.cursor = Math.max(this.progress.cursor, through);
+    this.progress.exports = this.progress.exports.filter((e) => e.window.since >= this.progress.cursor);
+    this.densityLearned(density);
+    return this.owner.commit();
   }
 }

@@ -1,12 +1,12 @@
 import {AirbyteLogger} from 'faros-airbyte-cdk/lib/logger';
 
-import {TokenProvider} from '../api/auth';
-import {exportSettings, QuestbackApi} from '../api/client';
-import {createHttpClient, retryPolicy, ThrottleListener} from '../api/http';
-import {RateLimitGate} from '../api/rate-limit';
-import {QuestbackConfig} from '../core/config';
-import {LIMITS} from '../core/limits';
-import {Runtime} from '../core/runtime';
+import {TokenProvider} from '../../api/auth';
+import {exportSettings, QuestbackApi} from '../../api/client';
+import {createHttpClient, retryPolicy, ThrottleListener} from '../../api/http';
+import {RateLimitGate} from '../../api/rate-limit';
+import {QuestbackConfig} from '../../core/config';
+import {LIMITS} from '../../core/limits';
+import {Runtime} from '../../core/runtime';
 
 /** What the connector takes from outside: the clock and sleep, and where secrets are reported for redaction. */
 export interface Environment {

@@ -1,21 +1,25 @@
 import {setMaxListeners} from 'events';
 import {AirbyteLogger} from 'faros-airbyte-cdk/lib/logger';
 
-import {findQuestInaccessible} from '../api/api-error';
-import {exportSettings} from '../api/client';
-import {Cancelled, connectorError, errorMessage, isAuthFailure} from '../core/errors';
-import {columnsStream} from './columns-stream';
-import {StreamRef, SyncOutput} from './output-port';
-import {questStreams} from './quest-streams';
-import {responsesStream} from './responses-stream';
-import {ExportSlots} from './scheduler';
-import {exportFingerprint} from './state';
-import {ConfiguredStream, HeaderBoard, ReadContext, ReadEnv, StreamDefinition, StreamRead, streamRef} from './streams';
+import {findQuestInaccessible, RequestContext} from '../../api/api-error';
+import {exportSettings} from '../../api/client';
+import {Cancelled, connectorError, errorMessage, isAuthFailure} from '../../core/errors';
+import {ExportSlots} from '../exports/export-slots';
+import {StreamRef, SyncOutput} from '../output-port';
+import {exportFingerprint} from '../state/stream-state';
+import {STREAM_DEFINITIONS} from '../streams/catalog';
+import {ConfiguredStream, HeaderBoard, PlanContext, ReadEnv, StreamRead, streamRef} from '../streams/stream-definition';
+import {Connection} from './connection';
 
-export type {ConfiguredStream, ReadContext} from './streams';
+export type {ConfiguredStream} from '../streams/stream-definition';
 
-/** The kinds of stream a read knows, looked up by each configured stream's name. */
-const DEFINITIONS: readonly StreamDefinition[] = [questStreams, responsesStream, columnsStream];
+/** What a read needs from outside, wired by the source. */
+export interface ReadContext extends PlanContext {
+  /** The API client for this read; reports waits for the rate limit to the listener. */
+  connect(onThrottle: (ctx: RequestContext | undefined, waitMs: number, resetAt: number) => void): Connection;
+  /** Aborts the read (the process is told to stop, or the consumer went away). */
+  signal: AbortSignal;
+}
 
 interface PlannedStream {
   ref: StreamRef;
@@ -76,7 +80,7 @@ function planStream(
 ): PlannedStream {
   const ref = streamRef(configured);
   const {quest_ids} = ctx.config;
-  for (const definition of DEFINITIONS) {
+  for (const definition of STREAM_DEFINITIONS) {
     const read = definition.plan(ctx, configured, states.get(ref.name), out);
     if (!read) continue;
     const stranger = read.questIds.find((q) => !quest_ids.includes(q));
@@ -126,13 +130,13 @@ export async function readStreams(
   ctx.signal.addEventListener('abort', onStop, {once: true});
   const env: ReadEnv = {
     ctx,
-    connection,
+    api: connection.api,
     slots: new ExportSlots(config.max_concurrent_exports),
     out,
     stop: stopAll.signal,
     fingerprint: exportFingerprint(config.api_url, exportSettings(config)),
     headers: new HeaderBoard(),
-    questsRead: new Set(plans.flatMap((p) => (p.read && p.read.ref.name !== 'columns' ? p.read.questIds : []))),
+    questsRead: new Set(plans.flatMap((p) => (p.read?.readsResponses ? p.read.questIds : []))),
   };
   let authError: Error | undefined;
   let ok = true;

@@ -1,17 +1,16 @@
 import {AirbyteLogger} from 'faros-airbyte-cdk/lib/logger';
 
-import {findQuestInaccessible} from '../api/api-error';
-import {DownloadCutOff} from '../api/download';
-import {QuestbackConfig, SEPARATORS} from '../core/config';
-import {connectorError, errorMessage, failureTypeOf} from '../core/errors';
-import {LIMITS} from '../core/limits';
-import {Runtime} from '../core/runtime';
-import {DAY_MS, describeWindow, formatDuration, TimeWindow} from '../core/time';
-import {readCsv} from '../csv/reader';
-import {Connection} from './connection';
-import {awaitExport, createExport, JobContext} from './export-job';
-import {describeSetback} from './export-policy';
-import {sinceForStartDate} from './windows';
+import {findQuestInaccessible} from '../../api/api-error';
+import {ExportApi} from '../../api/client';
+import {DownloadCutOff} from '../../api/download';
+import {QuestbackConfig, SEPARATORS} from '../../core/config';
+import {connectorError, errorMessage, failureTypeOf} from '../../core/errors';
+import {LIMITS} from '../../core/limits';
+import {Runtime} from '../../core/runtime';
+import {DAY_MS, describeWindow, formatDuration, sinceForStartDate, TimeWindow} from '../../core/time';
+import {readCsv} from '../../csv/reader';
+import {awaitExport, createExport, JobContext} from '../exports/export-job';
+import {describeSetback} from '../exports/export-policy';
 
 /** Sample windows, widened in turn until an export has a header: a day, a month, then everything since start_date. */
 const SAMPLE_SPANS_MS = [DAY_MS, 30 * DAY_MS, Infinity];
@@ -20,7 +19,7 @@ const SAMPLE_ROWS = 20;
 
 export interface ProbeContext {
   config: QuestbackConfig;
-  connection: Connection;
+  api: ExportApi;
   runtime: Runtime;
   logger: AirbyteLogger;
   /** The newest moment a sample may cover (the sync's end). */
@@ -91,9 +90,9 @@ export async function probeHeader(ctx: ProbeContext, questId: string): Promise<S
  * await) every read uses; what goes wrong is described by the export policy and tried again.
  */
 async function sampleExport(ctx: ProbeContext, questId: string, window: TimeWindow): Promise<Sample> {
-  const {connection, runtime, logger, config} = ctx;
+  const {api, runtime, logger, config} = ctx;
   const signal = ctx.signal ?? new AbortController().signal;
-  const job: JobContext = {api: connection.api, runtime, logger, timeoutMs: config.export_timeout_minutes * 60_000};
+  const job: JobContext = {api, runtime, logger, timeoutMs: config.export_timeout_minutes * 60_000};
   let last = '';
   for (let attempt = 1; attempt <= LIMITS.sampleAttempts; attempt++) {
     const result = await awaitExport(job, await createExport(job, questId, window, signal), signal);
@@ -102,7 +101,7 @@ async function sampleExport(ctx: ProbeContext, questId: string, window: TimeWind
       logger.warn(`Quest ${questId}: sample ${last}; trying again (${attempt} of ${LIMITS.sampleAttempts}).`);
       continue;
     }
-    const opened = await connection.api.openDownload(questId, result.exportId, result.downloadUrl, signal);
+    const opened = await api.openDownload(questId, result.exportId, result.downloadUrl, signal);
     if (opened.kind === 'gone') {
       last = describeSetback({kind: 'gone', exportId: result.exportId, httpStatus: opened.httpStatus});
       continue;

@@ -1,19 +1,19 @@
 import {createHash} from 'crypto';
 
-import {mapLimited} from '../core/concurrency';
-import {QuestbackConfig} from '../core/config';
-import {formatUtcTimestamp, parseUtcTimestamp} from '../core/time';
-import {probeHeader} from './header-probe';
-import {StreamRef} from './output-port';
-import {Priority} from './scheduler';
-import {answerKeys, JsonSchema, recordColumns} from './schema';
-import {cursorOf} from './state';
-import {ReadEnv, StreamDefinition, streamRef} from './streams';
+import {mapLimited} from '../../core/concurrency';
+import {QuestbackConfig} from '../../core/config';
+import {formatUtcTimestamp, parseUtcTimestamp} from '../../core/time';
+import {probeHeader} from './header-sample';
+import {StreamRef} from '../output-port';
+import {Priority} from '../exports/export-slots';
+import {objectSchema, recordColumns} from './record-columns';
+import {answerKeys} from './responses-stream';
+import {cursorOf} from '../state/stream-state';
+import {catalogStream, ReadEnv, StreamDefinition, streamRef} from './stream-definition';
 
 /** The stream that maps every column of every quest to the header text it came from. */
 export const COLUMNS_STREAM = 'columns';
-export const COLUMNS_CURSOR = 'seen_at';
-export const COLUMNS_KEY = [['quest_id'], ['column']];
+const COLUMNS_CURSOR = 'seen_at';
 
 /** One column of one quest's export. */
 export interface ColumnRecord {
@@ -31,13 +31,12 @@ export interface ColumnRecord {
   seen_at: string;
 }
 
-export function columnsSchema(): JsonSchema {
+/** The stream as discover lists it: the same schema for every quest; its cursor is the sync's time. */
+export function columnsCatalogStream() {
   const text = (description: string) => ({type: 'string', description});
-  return {
-    $schema: 'http://json-schema.org/draft-07/schema#',
-    type: 'object',
-    additionalProperties: true,
-    properties: {
+  return catalogStream(
+    COLUMNS_STREAM,
+    objectSchema({
       quest_id: text('Id of the quest (survey).'),
       column: text("The column's field name in the quest's records (the warehouse column)."),
       header: text("The column's header text exactly as the export has it: the question (and option)."),
@@ -53,8 +52,10 @@ export function columnsSchema(): JsonSchema {
         description: 'When this connection first saw the column in the export.',
       },
       seen_at: {type: 'string', format: 'date-time', description: 'When this sync saw the column; the cursor.'},
-    },
-  };
+    }),
+    COLUMNS_CURSOR,
+    [['quest_id'], ['column']]
+  );
 }
 
 /**
@@ -146,6 +147,10 @@ export function columnRecords(
  * responses in what was read) gives no record in this sync: the columns earlier syncs reported stay.
  */
 export const columnsStream: StreamDefinition = {
+  async discover() {
+    return [columnsCatalogStream()];
+  },
+
   plan(ctx, configured, state, out) {
     const ref: StreamRef = streamRef(configured);
     if (ref.name !== COLUMNS_STREAM) return undefined;
@@ -156,6 +161,7 @@ export const columnsStream: StreamDefinition = {
     return {
       ref,
       questIds: config.quest_ids,
+      readsResponses: false,
       read: async (env: ReadEnv, skipped) => {
         const now = runtime.now();
         if (cursor !== undefined && cursor >= now) {
@@ -192,7 +198,7 @@ async function probeWithSlot(
     const sample = await probeHeader(
       {
         config: env.ctx.config,
-        connection: env.connection,
+        api: env.api,
         runtime: env.ctx.runtime,
         logger: env.ctx.logger,
         end: env.ctx.syncEnd,

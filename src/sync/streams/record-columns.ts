@@ -1,47 +1,13 @@
-import {ColumnNames} from '../core/config';
-import {parseUtcTimestamp} from '../core/time';
-import {columnsFromHeader} from '../csv/header';
+import {ColumnNames} from '../../core/config';
+import {parseUtcTimestamp} from '../../core/time';
+import {columnsFromHeader} from '../../csv/header';
 import {warehouseNames} from './column-names';
 
-/** Fields the connector adds to every record, beside the quest's CSV columns. */
+/** Fields the connector adds to every record of a quest stream, beside the quest's CSV columns. */
 export const QUEST_ID_FIELD = '_questback_quest_id';
 export const WINDOW_START_FIELD = '_questback_window_start';
 export const CURSOR_FIELD = '_questback_window_end';
 export const CONNECTOR_FIELDS: ReadonlySet<string> = new Set([QUEST_ID_FIELD, WINDOW_START_FIELD, CURSOR_FIELD]);
-
-/** The combined layout's object of every cell of a response, keyed by header text (responses-stream.ts). */
-export const ANSWERS_FIELD = 'answers';
-
-/**
- * The keys of the answers object: each header text exactly as exported. A text repeated byte for
- * byte in one export gets " (2)", " (3)" … by occurrence (and a further number should that key be
- * taken by another header), so that no cell is lost to a duplicate key.
- */
-export function answerKeys(header: readonly string[]): string[] {
-  const taken = new Set(header);
-  const seen = new Set<string>();
-  return header.map((text) => {
-    if (!seen.has(text)) {
-      seen.add(text);
-      return text;
-    }
-    let n = 2;
-    while (taken.has(`${text} (${n})`) || seen.has(`${text} (${n})`)) n++;
-    const key = `${text} (${n})`;
-    seen.add(key);
-    return key;
-  });
-}
-
-/** A warehouse-safe table name that still shows the quest id: quest_<uuid with underscores>. */
-export function streamNameFor(questId: string): string {
-  return `quest_${questId.toLowerCase().replace(/-/g, '_')}`;
-}
-
-export function questIdFromStreamName(name: string): string | undefined {
-  const m = /^quest_([0-9a-f]{8})_([0-9a-f]{4})_([0-9a-f]{4})_([0-9a-f]{4})_([0-9a-f]{12})$/.exec(name);
-  return m ? m.slice(1).join('-') : undefined;
-}
 
 /** A column of a quest's records: its field name, and the header text it came from. */
 export interface Column {
@@ -61,8 +27,10 @@ export function recordColumns(header: readonly string[], mode: ColumnNames): Col
   return header.map((title, i) => ({name: names[i], title}));
 }
 
-/** The export's response creation time, the time its `since`/`until` filter compares. */
-const CREATED = /^created$/i;
+/** Whether a header text is the export's response creation time, the time its `since`/`until` filter compares. */
+export function isCreatedHeader(text: string): boolean {
+  return /^created$/i.test(text.trim());
+}
 
 /**
  * Types the columns. A column's type must not depend on whether the quest had responses when
@@ -75,7 +43,7 @@ const CREATED = /^created$/i;
  */
 export function typeColumns(columns: Column[], sample: readonly string[][]): Column[] {
   return columns.map((column, i) => {
-    if (!CREATED.test(column.title.trim())) return column;
+    if (!isCreatedHeader(column.title)) return column;
     const contradicted = sample.some((row) => row[i] && parseUtcTimestamp(row[i]) === undefined);
     return contradicted ? column : {...column, format: 'date-time'};
   });
@@ -98,31 +66,21 @@ export interface JsonSchema {
   properties: Record<string, Record<string, unknown>>;
 }
 
-/**
- * The stream's schema: every CSV column as a nullable string (the export does not say which are
- * numbers; destinations cast later) unless it is a known timestamp column, plus the connector's
- * fields. The platform keeps only the fields listed here, so a column missing from it never reaches
- * the warehouse: discover must see every column, and a schema refresh picks up new ones.
- */
-export function questSchema(columns: readonly Column[]): JsonSchema {
-  const properties: JsonSchema['properties'] = {};
-  for (const column of columns) {
-    properties[column.name] = {
-      type: ['null', 'string'],
-      ...(column.format ? {format: column.format} : {}),
-      ...(column.title !== column.name ? {title: column.title} : {}),
-    };
-  }
-  properties[QUEST_ID_FIELD] = {type: 'string', description: 'Id of the quest (survey) the response belongs to.'};
-  properties[WINDOW_START_FIELD] = {
+/** The connector's window fields of a record, as the quest streams' and `responses` schemas describe them. */
+export const WINDOW_PROPERTIES: JsonSchema['properties'] = {
+  [WINDOW_START_FIELD]: {
     type: 'string',
     format: 'date-time',
     description: 'Start (exclusive) of the export time window the row came from.',
-  };
-  properties[CURSOR_FIELD] = {
+  },
+  [CURSOR_FIELD]: {
     type: 'string',
     format: 'date-time',
     description: 'End (inclusive) of the export time window the row came from; the incremental cursor.',
-  };
+  },
+};
+
+/** A stream's schema: an object of these properties, keeping any other (Airbyte drops them anyway). */
+export function objectSchema(properties: JsonSchema['properties']): JsonSchema {
   return {$schema: 'http://json-schema.org/draft-07/schema#', type: 'object', additionalProperties: true, properties};
 }

@@ -1,6 +1,6 @@
-import {LIMITS} from '../core/limits';
-import {DAY_MS, formatDuration, TimeWindow} from '../core/time';
-import {spanOf} from './windows';
+import {LIMITS} from '../../core/limits';
+import {DAY_MS, formatDuration, spanOf, TimeWindow} from '../../core/time';
+import {DensityHint} from '../state/checkpoints';
 
 /** A window may grow at most this much over the one before it while exports come back sparse. */
 export const GROWTH = 8;
@@ -23,12 +23,6 @@ export interface Observation {
   generationMs?: number;
   /** Rows estimated from the announced size and the first rows, before the whole file was read. */
   estimated?: boolean;
-}
-
-/** What the state keeps of a quest's density, so that the next sync sizes its first window right away. */
-export interface DensityHint {
-  rows_per_day: number;
-  bytes_per_row?: number;
 }
 
 export interface SizingOptions {

@@ -1,4 +1,4 @@
-import {Cancelled} from '../core/errors';
+import {Cancelled} from '../../core/errors';
 
 /** Which waiting export gets a free slot first: the one a reader waits for, then those planned ahead. */
 export enum Priority {

@@ -1,13 +1,13 @@
 import {setMaxListeners} from 'events';
 import {AirbyteLogger} from 'faros-airbyte-cdk/lib/logger';
 import VError from 'verror';
-import {findQuestInaccessible, supportIds} from '../api/api-error';
-import {mapLimited} from '../core/concurrency';
-import {QuestbackConfig} from '../core/config';
-import {Cancelled, errorMessage, isAuthFailure} from '../core/errors';
-import {LIMITS} from '../core/limits';
-import {Runtime} from '../core/runtime';
-import {formatDuration} from '../core/time';
+import {findQuestInaccessible, supportIds} from '../../api/api-error';
+import {mapLimited} from '../../core/concurrency';
+import {QuestbackConfig} from '../../core/config';
+import {Cancelled, errorMessage, isAuthFailure} from '../../core/errors';
+import {LIMITS} from '../../core/limits';
+import {Runtime} from '../../core/runtime';
+import {formatDuration} from '../../core/time';
 
 export type CheckResult = {ok: true} | {ok: false; message: string};
 

@@ -1,10 +1,10 @@
 import {AirbyteLogger} from 'faros-airbyte-cdk/lib/logger';
 
-import {ExportApi} from '../api/client';
-import {connectorError} from '../core/errors';
-import {LIMITS} from '../core/limits';
-import {Runtime} from '../core/runtime';
-import {describeWindow, formatDuration, TimeWindow} from '../core/time';
+import {ExportApi} from '../../api/client';
+import {connectorError} from '../../core/errors';
+import {LIMITS} from '../../core/limits';
+import {Runtime} from '../../core/runtime';
+import {describeWindow, formatDuration, TimeWindow} from '../../core/time';
 import {Setback} from './export-policy';
 
 /** How one export job ended: its file is ready, or a setback the policy decides about. */

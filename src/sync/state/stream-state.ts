@@ -1,11 +1,9 @@
 import {createHash} from 'crypto';
 
-import {ExportSettings} from '../api/client';
-import {connectorError} from '../core/errors';
-import {formatUtcTimestamp, parseUtcTimestamp} from '../core/time';
-import {QuestProgress, RecordedExport, StateCodec} from './checkpoints';
-import {CURSOR_FIELD} from './schema';
-import {DensityHint} from './sizing';
+import {ExportSettings} from '../../api/client';
+import {connectorError} from '../../core/errors';
+import {formatUtcTimestamp, parseUtcTimestamp} from '../../core/time';
+import {DensityHint, QuestProgress, RecordedExport} from './checkpoints';
 
 /**
  * A quest stream's state: every response created up to `cursor` (inclusive) has been emitted. It
@@ -28,11 +26,12 @@ interface ExportState {
   settings: string;
 }
 
-export function questState(progress: QuestProgress): QuestState {
+/** A quest's progress as its state says it; `cursorField` is the records' field the cursor stands for. */
+export function questState(progress: QuestProgress, cursorField: string): QuestState {
   const {cursor, density, exports} = progress;
   return {
     cursor: formatUtcTimestamp(cursor),
-    cursor_field: [CURSOR_FIELD],
+    cursor_field: [cursorField],
     ...(density ? {density} : {}),
     ...(exports.length
       ? {
@@ -48,34 +47,6 @@ export function questState(progress: QuestProgress): QuestState {
 }
 
 /**
- * One stream for all quests (stream_layout "combined"): the stream state maps each quest to its own
- * state. Quests the state knows but this read does not (removed from quest_ids) keep their entry.
- */
-export function combinedState(previous: Readonly<Record<string, unknown>>): StateCodec {
-  return (quests) => {
-    const states: Record<string, unknown> = {...previous};
-    for (const [questId, progress] of quests) states[questId] = questState(progress);
-    return {quests: states};
-  };
-}
-
-/** The quests' states in a combined stream state (quest id -> its state). */
-export function questStatesOf(streamState: unknown, stream: string): Record<string, unknown> {
-  if (streamState === undefined || streamState === null) return {};
-  const quests = (streamState as {quests?: unknown}).quests;
-  if (typeof streamState !== 'object' || !quests || typeof quests !== 'object' || Array.isArray(quests)) {
-    invalid(`the state of stream ${stream} has no 'quests' map (got ${JSON.stringify(streamState).slice(0, 200)}).`);
-  }
-  return quests as Record<string, unknown>;
-}
-
-/** One stream per quest: the stream state is the quest's. */
-export const perQuestState: StateCodec = (quests) => {
-  const [only] = quests.values();
-  return questState(only);
-};
-
-/**
  * A short digest of what makes an export's file what it is (the API address and the export
  * settings): an export recorded with another digest was made with other settings and is not re-used.
  */
@@ -86,7 +57,8 @@ export function exportFingerprint(apiUrl: string, settings: ExportSettings): str
     .slice(0, 16);
 }
 
-function invalid(message: string): never {
+/** A state this connector cannot read: a config_error that says how to start again. */
+export function invalidState(message: string): never {
   throw connectorError(
     'config_error',
     `Invalid state: ${message} Reset the connection's state in Airbyte to start again from start_date.`
@@ -119,7 +91,7 @@ export function parseStateInput(raw: unknown): StateInput {
         stream?: {stream_descriptor?: {name?: unknown}; stream_state?: unknown};
       };
       if (msg.type === 'LEGACY') {
-        invalid(
+        invalidState(
           `entry ${i} has type "LEGACY", which Airbyte no longer accepts; this connector keeps per-stream (STREAM) state.`
         );
       }
@@ -128,15 +100,15 @@ export function parseStateInput(raw: unknown): StateInput {
         continue;
       }
       const name = msg.stream?.stream_descriptor?.name;
-      if (typeof name !== 'string') invalid(`entry ${i} has no stream_descriptor.name.`);
+      if (typeof name !== 'string') invalidState(`entry ${i} has no stream_descriptor.name.`);
       states.set(name, msg.stream?.stream_state);
     }
     return states;
   }
-  if (typeof raw !== 'object') invalid('expected a JSON array of per-stream states.');
+  if (typeof raw !== 'object') invalidState('expected a JSON array of per-stream states.');
   const obj = raw as Record<string, unknown>;
   if ('format' in obj && 'data' in obj) {
-    invalid('it is in the compressed format of an older connector build, which this version does not read.');
+    invalidState('it is in the compressed format of an older connector build, which this version does not read.');
   }
   for (const [name, value] of Object.entries(obj)) states.set(name, value);
   return states;
@@ -147,11 +119,11 @@ export function cursorOf(streamState: unknown, stream: string): number | undefin
   if (streamState === undefined || streamState === null) return undefined;
   const cursor = (streamState as {cursor?: unknown}).cursor;
   if (typeof streamState !== 'object' || cursor === undefined) {
-    invalid(`the state of stream ${stream} has no 'cursor' (got ${JSON.stringify(streamState)}).`);
+    invalidState(`the state of stream ${stream} has no 'cursor' (got ${JSON.stringify(streamState)}).`);
   }
   const ms = typeof cursor === 'string' ? parseUtcTimestamp(cursor) : undefined;
   if (ms === undefined)
-    invalid(`the cursor of stream ${stream} is not an ISO 8601 UTC timestamp: ${JSON.stringify(cursor)}.`);
+    invalidState(`the cursor of stream ${stream} is not an ISO 8601 UTC timestamp: ${JSON.stringify(cursor)}.`);
   return ms;
 }
 

@@ -1,11 +1,11 @@
 import {AirbyteLogger} from 'faros-airbyte-cdk/lib/logger';
 
-import {RequestContext} from '../api/api-error';
-import {QuestbackConfig} from '../core/config';
-import {Runtime} from '../core/runtime';
-import {Connection} from './connection';
-import {StreamRef, SyncOutput} from './output-port';
-import {ExportSlots} from './scheduler';
+import {ExportApi} from '../../api/client';
+import {QuestbackConfig} from '../../core/config';
+import {Runtime} from '../../core/runtime';
+import {ExportSlots} from '../exports/export-slots';
+import {StreamRef, SyncOutput} from '../output-port';
+import {JsonSchema} from './record-columns';
 
 /** A stream of the configured catalog, as far as the reader needs it. */
 export interface ConfiguredStream {
@@ -19,17 +19,45 @@ export interface ConfiguredStream {
   primary_key?: string[][];
 }
 
-/** What a read needs from outside, wired by the source. */
-export interface ReadContext {
+/** A stream as discover lists it (Airbyte's AirbyteStream). */
+export interface CatalogStream {
+  name: string;
+  json_schema: JsonSchema;
+  supported_sync_modes: string[];
+  source_defined_cursor: boolean;
+  default_cursor_field: string[];
+  source_defined_primary_key?: string[][];
+  is_resumable: boolean;
+}
+
+/**
+ * A stream's catalog entry: every stream of this source reads incrementally on its own cursor, and
+ * resumes from its STATE (is_resumable: the platform keeps a full refresh's state between attempts).
+ */
+export function catalogStream(
+  name: string,
+  schema: JsonSchema,
+  cursor: string,
+  primaryKey: string[][] | undefined
+): CatalogStream {
+  return {
+    name,
+    json_schema: schema,
+    supported_sync_modes: ['full_refresh', 'incremental'],
+    source_defined_cursor: true,
+    default_cursor_field: [cursor],
+    ...(primaryKey?.length ? {source_defined_primary_key: primaryKey} : {}),
+    is_resumable: true,
+  };
+}
+
+/** What a stream's plan may use: the settings and the sync's end, before any request. */
+export interface PlanContext {
   config: QuestbackConfig;
   runtime: Runtime;
   logger: AirbyteLogger;
-  /** The API client for this read; reports waits for the rate limit to the listener. */
-  connect(onThrottle: (ctx: RequestContext | undefined, waitMs: number, resetAt: number) => void): Connection;
   /** The newest moment this read exports (now less settle_seconds). */
   syncEnd: number;
-  /** Aborts the read (the process is told to stop, or the consumer went away). */
-  signal: AbortSignal;
 }
 
 /** The headers of the quests' exports as this read meets them, for the streams that describe columns. */
@@ -68,8 +96,8 @@ export class HeaderBoard {
 
 /** What the streams of one read share. */
 export interface ReadEnv {
-  ctx: ReadContext;
-  connection: Connection;
+  ctx: PlanContext;
+  api: ExportApi;
   slots: ExportSlots;
   out: SyncOutput;
   /** Stops every stream: the read was stopped, or the credentials failed. */
@@ -86,6 +114,8 @@ export interface StreamRead {
   ref: StreamRef;
   /** The quests whose exports it runs (rate-limit waits of their requests are this stream's). */
   questIds: readonly string[];
+  /** It runs exports of its own (a stream that describes columns may only sample them). */
+  readsResponses: boolean;
   /**
    * Reads the stream; resolves to its record count. A quest that is inaccessible while
    * skip_inaccessible_quests is on is reported through `skipped`, not thrown, by streams of several quests.
@@ -93,10 +123,22 @@ export interface StreamRead {
   read(env: ReadEnv, skipped: (questId: string, why: string) => void): Promise<number>;
 }
 
-/** A kind of stream the reader knows: it recognises its configured streams by name and plans their reads. */
+/** What discover may use: the settings, and the service (for sample exports, or a token alone). */
+export interface DiscoverContext extends PlanContext {
+  api: ExportApi;
+  /** Gets a token: proves the addresses and the credentials without an export. */
+  authenticate(): Promise<void>;
+}
+
+/**
+ * A kind of stream: what it is (its catalog entries: schema, key, cursor), how it plans the read of a
+ * configured stream of its kind, and (for the streams of responses) how a row becomes a record.
+ */
 export interface StreamDefinition {
+  /** The streams of this kind the config has, as discover lists them (none, for another layout). */
+  discover(ctx: DiscoverContext): Promise<CatalogStream[]>;
   /** The configured stream's read, or undefined if it is not of this kind. Throws on a bad state. */
-  plan(ctx: ReadContext, configured: ConfiguredStream, state: unknown, out: SyncOutput): StreamRead | undefined;
+  plan(ctx: PlanContext, configured: ConfiguredStream, state: unknown, out: SyncOutput): StreamRead | undefined;
 }
 
 export function streamRef(configured: ConfiguredStream): StreamRef {

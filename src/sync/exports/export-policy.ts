@@ -1,6 +1,6 @@
-import {LIMITS} from '../core/limits';
-import {formatDuration, TimeWindow} from '../core/time';
-import {spanOf} from './windows';
+import {LIMITS} from '../../core/limits';
+import {formatDuration, spanOf, splitWindow, TimeWindow} from '../../core/time';
+import {RecordedExport} from '../state/checkpoints';
 
 /** Something that stopped an export of a window from ending in a whole file. */
 export type Setback =
@@ -20,8 +20,10 @@ export type Decision =
   | {action: 'recreate'}
   /** Download the same export again, skipping the rows already emitted. */
   | {action: 'redownload'}
-  /** Replace the piece by its two halves, each exported on its own. */
+  /** Replace the piece by its two halves (see `halves`), each exported on its own. */
   | {action: 'split'}
+  /** An earlier attempt's export that cannot be had: export its window anew, in pieces of about the target. */
+  | {action: 'anew'}
   | {action: 'fail'; why: string};
 
 /** What one piece of a window (the window itself, or a part after splits) has met so far. */
@@ -31,6 +33,21 @@ export interface PieceRecord {
   cutOffsInRow: number;
   /** The piece is half of one that kept failing: the service seems to choke on the size, so it splits sooner. */
   halfOfFailed?: boolean;
+  /** The piece's export is one an earlier attempt created (recorded in the state), not one of this attempt. */
+  reused?: boolean;
+}
+
+/** A piece as the policy first sees it: nothing met yet. `reused`: its export is an earlier attempt's. */
+export function pieceRecord(window: TimeWindow, reused = false): PieceRecord {
+  return {window, failedInRow: 0, cutOffsInRow: 0, ...(reused ? {reused} : {})};
+}
+
+/** The two halves a split piece becomes; halves of a piece that kept failing split again at their first failure. */
+export function halves(piece: PieceRecord, setback: Setback): PieceRecord[] {
+  return splitWindow(piece.window).map((half) => ({
+    ...pieceRecord(half),
+    ...(setback.kind === 'failed' ? {halfOfFailed: true} : {}),
+  }));
 }
 
 /** The one budget of a planned window, shared by all the pieces it is split into. */
@@ -57,7 +74,18 @@ export function describeSetback(s: Setback): string {
 }
 
 /**
+ * The exports an earlier attempt recorded that this attempt may re-use: only those made with the
+ * same settings (the fingerprint), since a file made with others is not the file this sync asks for.
+ */
+export function reusable(recorded: readonly RecordedExport[], fingerprint: string): RecordedExport[] {
+  return recorded.filter((e) => e.fingerprint === fingerprint);
+}
+
+/**
  * Every rule for what happens when an export of a window does not end in a whole file, in one place:
+ * - an export of an earlier attempt that failed, timed out or is gone is not created again: its
+ *   window is exported anew, in pieces the density seen says hold about the target (the first export
+ *   of it may have been far larger); a cut-off download of it is downloaded again, as any;
  * - a failed export is created again; after LIMITS.window.failedBeforeSplit failures in a row the
  *   piece is split in two, since a service may choke on one large export; a half of such a piece
  *   splits again at its first failure;
@@ -77,6 +105,7 @@ export function decide(
   budget: WindowBudget,
   stallBudgetMs: number = LIMITS.window.stallMs
 ): Decision {
+  if (piece.reused && setback.kind !== 'cut-off') return {action: 'anew'};
   budget.setbacks++;
   if (budget.stalledMs > stallBudgetMs) {
     return {

@@ -1,10 +1,10 @@
 import {AirbyteLogger} from 'faros-airbyte-cdk/lib/logger';
 
-import {ExportApi} from '../api/client';
-import {DownloadCutOff} from '../api/download';
-import {connectorError} from '../core/errors';
-import {CsvFormatError} from '../csv/parser';
-import {CsvEncodingError, CsvReadOptions, readCsv} from '../csv/reader';
+import {ExportApi} from '../../api/client';
+import {DownloadCutOff} from '../../api/download';
+import {connectorError} from '../../core/errors';
+import {CsvFormatError} from '../../csv/parser';
+import {CsvEncodingError, CsvReadOptions, readCsv} from '../../csv/reader';
 import {IdentityResume} from './resume';
 
 /** More bytes than this that are not valid in the file's encoding fail the window instead of a warning. */
