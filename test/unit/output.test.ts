@@ -127,7 +127,7 @@ describe('RecordEncoder', () => {
     expect(chunks.filter((c) => c.length > 4096)).toHaveLength(1);
   });
 
-  test('writes every kind of field of a shape as the record shapeRecord makes of the row', () => {
+  test('writes every kind of field of a shape as the record shapeRecords makes of the row', () => {
     const keys = TRICKY_CELLS.map((c, i) =>
       i === 0 ? 'Response ID' : i === 5 ? '__proto__' : `Q${i}: ${c.slice(0, 9)}`
     );
