@@ -45,7 +45,7 @@ export function answersCatalogStream(config: QuestbackConfig) {
         description: 'The option of an expanded multiple-choice column ("Question: Option" headers), else null.',
       },
       value: text(`The answer as exported (never empty: empty cells give no record).${describeConfigured(config)}`),
-      number: {
+      value_number: {
         type: ['null', 'number'],
         description:
           'The answer as a number when the cell is a plain decimal number (digits, an optional leading "-" and decimal point), else null.',
@@ -109,7 +109,7 @@ export class QuestLong implements QuestRecords {
         createdIndex < 0
           ? {kind: 'constant', name: 'created', value: null}
           : {kind: 'cell', name: 'created', index: createdIndex},
-        {kind: 'answer', cells, value: 'value', number: 'number'},
+        {kind: 'answer', cells, value: 'value', number: 'value_number'},
         {kind: 'constant', name: WINDOW_START_FIELD, value: formatUtcTimestamp(window.since)},
         {kind: 'constant', name: CURSOR_FIELD, value: formatUtcTimestamp(window.until)},
       ],
