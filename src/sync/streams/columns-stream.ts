@@ -8,6 +8,7 @@ import {StreamRef} from '../output-port';
 import {Priority} from '../exports/export-slots';
 import {objectSchema, questionParts, recordColumns} from './record-columns';
 import {answerKeys} from './responses-stream';
+import {sensitiveHeader} from './sensitive-columns';
 import {cursorOf} from '../state/stream-state';
 import {catalogStream, ReadEnv, StreamDefinition, streamRef} from './stream-definition';
 
@@ -29,6 +30,8 @@ export interface ColumnRecord {
   option: string | null;
   first_seen_at: string;
   seen_at: string;
+  /** What sensitive_columns does to it: hashed, dropped, or nothing (null). */
+  sensitive: 'hashed' | 'dropped' | null;
 }
 
 /** The stream as discover lists it: the same schema for every quest; its cursor is the sync's time. */
@@ -52,6 +55,11 @@ export function columnsCatalogStream() {
         description: 'When this connection first saw the column in the export.',
       },
       seen_at: {type: 'string', format: 'date-time', description: 'When this sync saw the column; the cursor.'},
+      sensitive: {
+        type: ['null', 'string'],
+        description:
+          'What sensitive_columns does to the column\'s values: "hashed" (HMAC-SHA-256 under hash_salt), "dropped" (in no record), else null.',
+      },
     }),
     COLUMNS_CURSOR,
     [['quest_id'], ['column']]
@@ -97,6 +105,7 @@ export function columnRecords(
       ? answerKeys(header)
       : recordColumns(header, config.column_names).map((c) => c.name);
   const parts = questionParts(header);
+  const {treatments} = sensitiveHeader(header, config, questId);
   const known = (seen[questId] ??= {});
   return header.map((text, i) => {
     // A column whose header text changed under the same name (survey naming) is a new column.
@@ -112,6 +121,7 @@ export function columnRecords(
       option: parts[i].option,
       first_seen_at: firstSeen,
       seen_at: seenAt,
+      sensitive: treatments[i] === 'hash' ? 'hashed' : treatments[i] === 'drop' ? 'dropped' : null,
     };
   });
 }
