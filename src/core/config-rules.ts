@@ -108,7 +108,7 @@ export const RULES: Readonly<Record<string, Rule>> = {
 };
 
 const SALT_HINT =
-  'Give a secret of at least 16 characters (e.g. the output of `openssl rand -hex 32`), and keep it: another salt gives other hashes.';
+  'Give a random text of at least 16 characters (e.g. the output of `openssl rand -hex 32`), and keep it: another salt gives other hashes.';
 const ACTIONS = ['hash', 'drop', 'keep'];
 
 /** The listed columns, trimmed, each with what happens to it (lower case); each column once. */

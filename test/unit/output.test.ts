@@ -1,4 +1,5 @@
 import {AirbyteMessageType} from 'faros-airbyte-cdk/lib/protocol';
+import {createHmac} from 'crypto';
 import fs from 'fs';
 import path from 'path';
 import {Writable} from 'stream';
@@ -161,6 +162,127 @@ describe('RecordEncoder', () => {
       '{"type":"RECORD","record":{"stream":"s","emitted_at":7,"data":{"a":{"2":"b","x":"x","1":null}}}}\n'
     );
     expect(JSON.parse(line).record.data).toEqual(shapeRecords(numbered, ['b', 'x', ''])[0]);
+  });
+});
+
+describe('long shapes and hashed cells', () => {
+  const SALT = 'a salt of sixteen+';
+  const hmac = (value: string) => createHmac('sha256', SALT).update(value, 'utf8').digest('hex');
+  const NUMBERS = [
+    '0',
+    '-0',
+    '12',
+    '-3.25',
+    '007',
+    '1e5',
+    '+1',
+    '1.',
+    '.5',
+    '3,5',
+    ' 4',
+    '4 ',
+    '-',
+    '12345678901234567890.5',
+  ];
+
+  function encodeLines(shape: RecordShape, rows: string[][], batchBytes = 512): string[] {
+    const lines = Buffer.concat(new RecordEncoder(shape).encode(packRows(rows), 7, batchBytes))
+      .toString('utf8')
+      .split('\n');
+    expect(lines.pop()).toBe('');
+    return lines;
+  }
+
+  test('a record per non-empty answer cell, as shapeRecords makes them; a plain number also as a number', () => {
+    const cells = TRICKY_CELLS.map((c, index) => ({
+      index,
+      constants: [
+        {name: 'column', value: `c${index}`},
+        {name: 'option', value: index % 2 ? null : `O "${c.slice(0, 4)}"`},
+      ],
+      ...(index === 4 ? {hash: true} : {}),
+    }));
+    const shape: RecordShape = {
+      stream: {name: 'answers', namespace: 'ns'},
+      hashSalt: SALT,
+      fields: [
+        {kind: 'constant', name: 'quest_id', value: 'q'},
+        {kind: 'text', name: 'response_id', index: 1},
+        {kind: 'cell', name: 'created', index: 2},
+        {kind: 'answer', cells, value: 'value', number: 'value_number'},
+        {kind: 'constant', name: 'end', value: 'e'},
+        {kind: 'cell', name: 'again', index: 3, hash: true},
+      ],
+    };
+    const numbers = NUMBERS.map((n) => TRICKY_CELLS.map((c, i) => (i === 5 ? n : c)));
+    const rows = [TRICKY_CELLS, TRICKY_CELLS.map(() => ''), TRICKY_CELLS.slice(0, 3), ...numbers];
+    const huge = TRICKY_CELLS.map((c, i) => (i === 9 ? c.repeat(3000) : c));
+    const all = [...rows, huge, ...rows];
+    const lines = encodeLines(shape, all, 300);
+    const expected = all.flatMap((row) => shapeRecords(shape, row));
+    expect(lines.map((line) => JSON.parse(line).record.data)).toEqual(expected);
+    expect(lines.map((line) => JSON.parse(line).record.namespace)).toEqual(expected.map(() => 'ns'));
+    // An empty row gives no record; every non-empty cell gives one.
+    expect(
+      shapeRecords(
+        shape,
+        TRICKY_CELLS.map(() => '')
+      )
+    ).toEqual([]);
+    const numbered = NUMBERS.map((n) => {
+      const record = shapeRecords(shape, numbers[NUMBERS.indexOf(n)]).find((r) => r.column === 'c5');
+      return [n, record?.value_number];
+    });
+    expect(numbered).toEqual([
+      ['0', 0],
+      ['-0', -0],
+      ['12', 12],
+      ['-3.25', -3.25],
+      ['007', null],
+      ['1e5', null],
+      ['+1', null],
+      ['1.', null],
+      ['.5', null],
+      ['3,5', null],
+      [' 4', null],
+      ['4 ', null],
+      ['-', null],
+      ['12345678901234567890.5', 12345678901234567890.5],
+    ]);
+    // The number is written digit for digit, as the cell has it.
+    expect(lines.filter((l) => l.includes('"value_number":12345678901234567890.5,'))).toHaveLength(2);
+    // A hashed cell: its HMAC, never a number.
+    const hashed = shapeRecords(shape, TRICKY_CELLS).find((r) => r.column === 'c4');
+    expect(hashed).toMatchObject({value: hmac(TRICKY_CELLS[4]), value_number: null, again: hmac(TRICKY_CELLS[3])});
+  });
+
+  test('hashed cells of a quest stream and of an answers object; a dropped cell is simply not in the shape', () => {
+    const shape: RecordShape = {
+      stream: {name: 'responses'},
+      hashSalt: SALT,
+      fields: [
+        {kind: 'cell', name: 'a', index: 0},
+        {kind: 'cell', name: 'b', index: 1, hash: true},
+        {kind: 'cell', name: 'c', index: 2},
+        {
+          kind: 'cells',
+          name: 'answers',
+          cells: [
+            {key: 'x', index: 0},
+            {key: 'y', index: 2, hash: true},
+            {key: 'z', index: 4},
+          ],
+        },
+      ],
+    };
+    const rows = [TRICKY_CELLS, TRICKY_CELLS.map(() => ''), TRICKY_CELLS.slice(0, 2)];
+    const lines = encodeLines(shape, rows);
+    expect(lines.map((line) => JSON.parse(line).record.data)).toEqual(rows.map((row) => shapeRecords(shape, row)[0]));
+    expect(shapeRecords(shape, TRICKY_CELLS)[0]).toMatchObject({
+      b: hmac(TRICKY_CELLS[1]),
+      answers: {x: null, y: hmac(TRICKY_CELLS[2]), z: TRICKY_CELLS[4]},
+    });
+    expect(shapeRecords(shape, ['', '', ''])[0]).toMatchObject({b: null, answers: {x: null, y: null, z: null}});
   });
 });
 
