@@ -247,7 +247,7 @@ describe('long shapes and hashed cells', () => {
       [' 4', null],
       ['4 ', null],
       ['-', null],
-      ['12345678901234567890.5', 12345678901234567890.5],
+      ['12345678901234567890.5', Number('12345678901234567890.5')],
     ]);
     // The number is written digit for digit, as the cell has it.
     expect(lines.filter((l) => l.includes('"value_number":12345678901234567890.5,'))).toHaveLength(2);
