@@ -11,11 +11,13 @@
 //      re-using them (scripts/bench/attempts.ts).
 //   6. Many quests: 10, 100 and 500 quests in one connection, in each stream layout
 //      (scripts/bench/many-quests.ts).
+//   7. Long layout: answer cells per second of the long layout against the wide one on the same
+//      export (scripts/bench/long-layout.ts).
 //
 // Every process it starts (simulators, connector runs, consumers) is a child with a timeout, all on
 // loopback, all killed and the temp dir removed on exit. Options:
 //   --rows N         rows of the throughput export (default 1000000)
-//   --only a,b       run only these sections: throughput, latency, requests, economy, attempts, many
+//   --only a,b       run only these sections: throughput, latency, requests, economy, attempts, many, long
 //   --cases a,b      run only these cases of the economy section: sparse, dense, mixed (with the
 //                    incremental syncs), faulty
 //   --repeat N       throughput runs per pipeline, alternating; the best of N is reported (default 3:
@@ -30,6 +32,7 @@ import path from 'path';
 import {DEFAULTS} from '../src/core/config';
 import {ATTEMPTS, attempts, attemptsMethod} from './bench/attempts';
 import {ECONOMY, ECONOMY_CASES, EconomyCase, economyMethod, exportEconomy} from './bench/economy';
+import {LONG_LAYOUT, longLayout, longLayoutMethod} from './bench/long-layout';
 import {MANY_QUESTS, manyQuests, manyQuestsMethod} from './bench/many-quests';
 import {HAS_TIME, killAll, MAIN, ROOT, runPiped, SimChild} from './bench/proc';
 import {consoleTable, iso, machine, markdown, Row, s} from './bench/report';
@@ -45,7 +48,7 @@ import {
 } from './bench/scenario';
 import {THROUGHPUT, throughput, throughputMethod} from './bench/throughput';
 
-const SECTIONS = ['throughput', 'latency', 'requests', 'economy', 'attempts', 'many'] as const;
+const SECTIONS = ['throughput', 'latency', 'requests', 'economy', 'attempts', 'many', 'long'] as const;
 type Section = (typeof SECTIONS)[number];
 
 const DEFAULT_ROWS = 1_000_000;
@@ -287,6 +290,7 @@ function methods(opts: Options): Map<string, string> {
     [ECONOMY, economyMethod()],
     [ATTEMPTS, attemptsMethod()],
     [MANY_QUESTS, manyQuestsMethod()],
+    [LONG_LAYOUT, longLayoutMethod()],
   ]);
 }
 
@@ -312,6 +316,7 @@ async function main(): Promise<void> {
   if (opts.only.has('economy')) await exportEconomy({tmpDir, progress}, rows, notes, opts.cases);
   if (opts.only.has('attempts')) await attempts({tmpDir, progress}, rows);
   if (opts.only.has('many')) await manyQuests({tmpDir, progress}, rows);
+  if (opts.only.has('long')) await longLayout({tmpDir, progress, repeat: opts.repeat}, rows, notes);
 
   const durationS = (Date.now() - benchStart) / 1000;
   process.stdout.write(`\n${consoleTable(rows)}\n\n`);

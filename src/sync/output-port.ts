@@ -97,6 +97,21 @@ export function shapeRecords(shape: RecordShape, row: readonly string[]): Record
   });
 }
 
+/**
+ * How many records a shape makes of rows: one a row, or for a shape with an `answer` field one per
+ * non-empty answer cell (what shapeRecords makes, counted without making them). STATE counts use it.
+ */
+export function recordCounter(shape: RecordShape): (rows: readonly (readonly string[])[]) => number {
+  const answer = shape.fields.find((f) => f.kind === 'answer');
+  if (!answer) return (rows) => rows.length;
+  const indexes = answer.cells.map((c) => c.index);
+  return (rows) => {
+    let count = 0;
+    for (const row of rows) for (const i of indexes) if (row[i]) count++;
+    return count;
+  };
+}
+
 function fieldValue(
   field: Exclude<RecordField, {kind: 'answer'}>,
   row: readonly string[],

@@ -7,6 +7,7 @@ import {committed, records, stateFile, states} from '../helpers/connector';
 import {configuredCatalog, stopThenResume, withWorld, World} from '../helpers/fixtures';
 import {CURSOR_FIELD, rowsAt, runHostile, withServer} from '../helpers/hostile';
 import {answerKey, answerRecords, expectLongExact} from '../helpers/long';
+import {AirbyteMessageJson} from '../helpers/protocol';
 import {csvText, ExportSettings} from '../../simulator';
 
 const DAY = 86_400_000;
@@ -41,6 +42,27 @@ const quests = (rowsA: number, rowsB: number) => ({
   ],
 });
 
+/** The STATEs whose sourceStats.recordCount is not the number of their stream's records since its previous STATE. */
+function countProblems(messages: AirbyteMessageJson[]): string[] {
+  const since = new Map<string, number>();
+  const problems: string[] = [];
+  for (const m of messages) {
+    if (m.type === 'RECORD') {
+      const {stream} = (m as unknown as {record: {stream: string}}).record;
+      since.set(stream, (since.get(stream) ?? 0) + 1);
+    } else if (m.type === 'STATE') {
+      const {stream, sourceStats} = (m as unknown as StateLine).state;
+      const name = stream.stream_descriptor.name;
+      if (sourceStats?.recordCount !== (since.get(name) ?? 0))
+        problems.push(`STATE of ${name} counts ${sourceStats?.recordCount}, after ${since.get(name) ?? 0} records`);
+      since.set(name, 0);
+    }
+  }
+  return problems;
+}
+
+type StateLine = {state: {stream: {stream_descriptor: {name: string}}; sourceStats?: {recordCount?: number}}};
+
 describe('stream_layout long', () => {
   test.concurrent(
     'discover lists answers and columns with no export; a first read and an incremental one are exact; columns name every column as the answers do',
@@ -65,6 +87,8 @@ describe('stream_layout long', () => {
         const first = await world.run(['read', '--config', config, '--catalog', catalogFile]);
         expect(first.code).toBe(0);
         for (const q of [A, B, EMPTY]) expectLongExact(sim, q, answerRecords(first), {settings: SETTINGS});
+        // Every STATE counts the records (answers, not rows) of its stream since the one before.
+        expect(countProblems(first.messages)).toEqual([]);
         // Numbers where the cell is one: ratings, and the expanded options' 1.
         expect(answerRecords(first).filter((a) => a.value_number !== null).length).toBeGreaterThan(200);
         // The columns stream names each column as the answers do, and splits it the same way.
@@ -84,6 +108,7 @@ describe('stream_layout long', () => {
         const state = world.file(stateFile(first.messages));
         const second = await world.run(['read', '--config', config, '--catalog', catalogFile, '--state', state]);
         expect(second.code).toBe(0);
+        expect(countProblems(second.messages)).toEqual([]);
         for (const q of [A, B]) {
           const fresh = new Set(
             sim

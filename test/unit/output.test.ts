@@ -7,7 +7,7 @@ import {Writable} from 'stream';
 import {recordMessage, streamState} from '../../src/protocol/messages';
 import {MessageWriter} from '../../src/protocol/output';
 import {packRows, RecordEncoder} from '../../src/protocol/record-encoder';
-import {RecordShape, shapeRecords} from '../../src/sync/output-port';
+import {recordCounter, RecordShape, shapeRecords} from '../../src/sync/output-port';
 
 /** A consumer that takes one chunk at a time, slowly, with a tiny buffer: backpressure on every write. */
 function slowConsumer(): {stream: Writable; chunks: string[]} {
@@ -222,6 +222,8 @@ describe('long shapes and hashed cells', () => {
     const expected = all.flatMap((row) => shapeRecords(shape, row));
     expect(lines.map((line) => JSON.parse(line).record.data)).toEqual(expected);
     expect(lines.map((line) => JSON.parse(line).record.namespace)).toEqual(expected.map(() => 'ns'));
+    // What a STATE counts: the records, not the rows.
+    expect(recordCounter(shape)(all)).toBe(expected.length);
     // An empty row gives no record; every non-empty cell gives one.
     expect(
       shapeRecords(

@@ -4,7 +4,7 @@ import {JobResult} from '../exports/export-job';
 import {ExportJobs, newPiece, Piece} from '../exports/export-jobs';
 import {decide, describeSetback, halves, reusable, Setback} from '../exports/export-policy';
 import {Priority} from '../exports/export-slots';
-import {RowWriter} from '../output-port';
+import {recordCounter, RowWriter} from '../output-port';
 import {QuestCheckpoints} from '../state/checkpoints';
 import {readExportFile} from './file-reader';
 import {QuestPlan, QuestSyncContext} from './quest-plan';
@@ -117,6 +117,7 @@ export class QuestSync {
     const {checkpoints} = this;
     const where = `window ${describeWindow(piece.window)}`;
     let writer: RowWriter | undefined;
+    let recordsIn: (rows: readonly (readonly string[])[]) => number = (rows) => rows.length;
     const outcome = await readExportFile(
       {
         api: this.ctx.api,
@@ -136,9 +137,14 @@ export class QuestSync {
         },
         rows: (rows) => {
           const write = (): Promise<void> | undefined => {
-            writer ??= this.ctx.output.rowWriter(records.shape(piece.window));
-            this.total += rows.length;
-            checkpoints.rowsWritten(rows.length);
+            if (!writer) {
+              const shape = records.shape(piece.window);
+              writer = this.ctx.output.rowWriter(shape);
+              recordsIn = recordCounter(shape);
+            }
+            const count = recordsIn(rows);
+            this.total += count;
+            checkpoints.rowsWritten(count);
             return writer.write(rows);
           };
           const due = checkpoints.beforeRows();
