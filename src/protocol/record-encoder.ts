@@ -117,6 +117,8 @@ interface Steps {
   /** Bytes of a record without its cells' text; values it holds (each at most two quotes). */
   fixedBytes: number;
   slots: number;
+  /** Some step writes a cell's text (else the steps write only fixed bytes). */
+  text: boolean;
 }
 
 /** A cell of a long shape's records: the bytes of its column's constants, and whether it is hashed. */
@@ -152,7 +154,7 @@ function bounded(steps: Step[]): Steps {
       slots += step.keys.length;
     }
   }
-  return {steps, fixedBytes, slots};
+  return {steps, fixedBytes, slots, text: steps.some((step) => step.kind === 'cells' || step.kind === 'text')};
 }
 
 /**
@@ -321,7 +323,8 @@ export class RecordEncoder {
       }
       const row: Row = {text, lengths, k, cells, pos};
       // A UTF-16 unit is at most 3 bytes of UTF-8, or 6 when JSON escapes it (\u001f).
-      const most = (steps: Steps): number => steps.fixedBytes + 2 * steps.slots + 6 * repeats * chars;
+      const most = (steps: Steps): number =>
+        steps.fixedBytes + 2 * steps.slots + (steps.text ? 6 * repeats * chars : 0);
       if (!answer) {
         room(headBytes + most(this.compiled));
         buf.set(head, at);
