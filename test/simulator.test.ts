@@ -586,6 +586,32 @@ describe('simulator quest options: data', () => {
     await expect(startSimulator({quests: [{id: 'zone', createdAt: ['2024-01-01T00:00:00']}]})).rejects.toThrow(/zone/);
   });
 
+  it('responseIds uuid: distinct version-4-shaped UUIDs, the same for the same seed, in the export as in groundTruth', async () => {
+    const quests: QuestConfig[] = [
+      {id: 'uuids', rows: 2000, responseIds: 'uuid'},
+      {id: 'numbers', rows: 3},
+    ];
+    await withSim({exportDurationMs: 10, quests}, async (sim, c) => {
+      const ids = sim.groundTruth('uuids').rows.map((r) => r[0]);
+      expect(
+        ids.filter((id) => !/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(id))
+      ).toEqual([]);
+      expect(new Set(ids).size).toBe(ids.length);
+      expect(sim.groundTruth('numbers').rows.map((r) => r[0])).toEqual(
+        expect.arrayContaining([expect.stringMatching(/^\d{9}$/)])
+      );
+      expect(parseCsv((await c.exportCsv('uuids')).text).slice(1)).toEqual(sim.groundTruth('uuids').rows);
+      const again = await startSimulator({quests});
+      try {
+        expect(again.groundTruth('uuids').rows.map((r) => r[0])).toEqual(ids);
+      } finally {
+        await again.close();
+      }
+    });
+    await expect(startSimulator({quests: [{id: 'x', rows: 1, responseIds: 'guid' as never}]})).rejects.toThrow(
+      /responseIds must be one of numeric, uuid/
+    );
+  });
   describe('question titles', () => {
     let sim: Simulator;
     let c: Client;
