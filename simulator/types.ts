@@ -75,6 +75,8 @@ export interface FaultOptions {
   exportErrorRate?: number;
   stuckExportRate?: number;
   truncatedDownloadRate?: number;
+  /** The first download of each export ends after this fraction of its body; later ones are whole. */
+  cutFirstDownloadAt?: number;
   goneRate?: number;
   rateLimit?: RateLimitOptions;
   compression?: 'gzip';

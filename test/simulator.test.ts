@@ -475,6 +475,28 @@ describe('simulator', () => {
       }
     });
 
+    it('cutFirstDownloadAt cuts the first download of each export at that fraction, and only the first', async () => {
+      const f = await startSimulator({exportDurationMs: 10, faults: {cutFirstDownloadAt: 0.9}});
+      try {
+        const c = new Client(f, await getToken(f));
+        const q = f.quests[1].id;
+        for (let i = 0; i < 2; i++) {
+          const loc = (await c.waitForExport(q, await c.createExport(q))).headers.location as string;
+          const cut = await c.get(loc);
+          const size = Number(cut.headers['content-length']);
+          expect({error: cut.error !== undefined, bytes: cut.body.length}).toEqual({
+            error: true,
+            bytes: Math.floor(size * 0.9),
+          });
+          const whole = await c.get(loc);
+          expect({error: whole.error, bytes: whole.body.length}).toEqual({error: undefined, bytes: size});
+        }
+        expect(() => f.setFaults({cutFirstDownloadAt: 1.5})).toThrow(/cutFirstDownloadAt must lie in \[0, 1\]/);
+      } finally {
+        await f.close();
+      }
+    });
+
     it('keeps stuck exports INPROGRESS', async () => {
       const s = await startSimulator({exportDurationMs: 10, faults: {stuckExportRate: 1}});
       try {
