@@ -220,6 +220,7 @@ export class QuestSync {
       }
     } finally {
       endTurn?.();
+      w.files.resume?.close();
     }
   }
 

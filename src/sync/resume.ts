@@ -1,3 +1,5 @@
+import {EmittedKeys} from './emitted-keys';
+
 /**
  * Resume within a window, by identity. The API documents no row order, and a re-generated or
  * re-downloaded file of the same window may list its rows in another order (responses created in
@@ -17,75 +19,24 @@ export interface ResumeStrategy {
   readonly skipped: number;
 }
 
-/**
- * The identities emitted in a window, kept compactly: their UTF-8 bytes in one growing buffer (a
- * Set of a million short strings costs tens of MB; this costs their bytes), expanded into a
- * multiset only when a file has to be matched against them, which happens only after a setback.
- */
-class EmittedKeys {
-  private bytes = Buffer.allocUnsafe(64 * 1024);
-  private used = 0;
-  /** Where each key's bytes end: 4 bytes a key (a JS array of numbers takes 8 and more). */
-  private ends = new Uint32Array(4096);
-  private count = 0;
-  /** Identity -> occurrences emitted before the file being read began and not yet met in it. */
-  private pending = new Map<string, number>();
-
-  get size(): number {
-    return this.count;
-  }
-
-  add(key: string): void {
-    const most = key.length * 3;
-    if (this.used + most > this.bytes.length) {
-      const grown = Buffer.allocUnsafe(Math.max(this.bytes.length * 2, this.used + most));
-      this.bytes.copy(grown, 0, 0, this.used);
-      this.bytes = grown;
-    }
-    this.used += this.bytes.write(key, this.used, 'utf8');
-    if (this.count === this.ends.length) {
-      const grown = new Uint32Array(this.ends.length * 2);
-      grown.set(this.ends);
-      this.ends = grown;
-    }
-    this.ends[this.count++] = this.used;
-  }
-
-  /**
-   * A new file of the window begins: every key emitted so far is to be met once in it. Keys added
-   * while it is read are that file's own, never skipped in it.
-   */
-  restart(): void {
-    this.pending = new Map();
-    let start = 0;
-    for (const end of this.ends.subarray(0, this.count)) {
-      const key = this.bytes.toString('utf8', start, end);
-      this.pending.set(key, (this.pending.get(key) ?? 0) + 1);
-      start = end;
-    }
-  }
-
-  /** Whether the key was emitted before this file began and is not yet met in it; meets it. */
-  take(key: string): boolean {
-    const left = this.pending.get(key);
-    if (!left) return false;
-    if (left === 1) this.pending.delete(key);
-    else this.pending.set(key, left - 1);
-    return true;
-  }
-}
-
 /** Resume by identity: see the module comment. One per planned window, carried across all its files. */
 export class IdentityResume implements ResumeStrategy {
-  private readonly keys = new EmittedKeys();
+  private readonly keys: EmittedKeys;
   private skippedRows = 0;
   private reading = false;
+  private scratch = Buffer.allocUnsafe(256);
 
   /**
    * @param keyIndex the Response ID cell of each row, or -1 when the export has none (the whole row
    *   is then its identity).
+   * @param onMemory told once if the keys cannot be spilled to a temporary file (they are then kept in memory).
    */
-  constructor(private readonly keyIndex: number) {}
+  constructor(
+    private readonly keyIndex: number,
+    onMemory?: (reason: string) => void
+  ) {
+    this.keys = new EmittedKeys({onMemory});
+  }
 
   get emitted(): number {
     return this.keys.size;
@@ -105,14 +56,32 @@ export class IdentityResume implements ResumeStrategy {
     const out: string[][] = [];
     for (const row of batch) {
       const key = this.keyIndex >= 0 ? (row[this.keyIndex] ?? '') : rowKey(row);
-      if (this.reading && this.keys.take(key)) {
+      const end = this.keyBytes(key);
+      if (this.reading && this.keys.take(this.scratch, 0, end)) {
         this.skippedRows++;
         continue;
       }
-      this.keys.add(key);
+      this.keys.add(this.scratch, 0, end);
       out.push(row);
     }
     return out;
+  }
+
+  /** The window is done with: its spill files go. */
+  close(): void {
+    this.keys.close();
+  }
+
+  /**
+   * The key's bytes in `scratch`, one sequence per distinct string: UTF-8, or for a string with
+   * surrogates (which UTF-8 cannot keep when unpaired) 0xFF and its UTF-16 units, a byte UTF-8 never has.
+   */
+  private keyBytes(key: string): number {
+    const most = key.length * 3 + 1;
+    if (this.scratch.length < most) this.scratch = Buffer.allocUnsafe(most);
+    if (!/[\ud800-\udfff]/.test(key)) return this.scratch.write(key, 0, 'utf8');
+    this.scratch[0] = 0xff;
+    return 1 + this.scratch.write(key, 1, 'utf16le');
   }
 }
 

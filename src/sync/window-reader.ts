@@ -99,7 +99,11 @@ export async function readExportFile(
           if (files.header === undefined) {
             checkHeader(ctx, file, cells);
             files.header = cells;
-            files.resume = new IdentityResume(sink.begin(cells));
+            files.resume = new IdentityResume(sink.begin(cells), (reason) =>
+              ctx.logger.warn(
+                `Quest ${questId}: the identities of the rows emitted from ${where} are kept in memory, not in a temporary file: ${reason}. Memory grows with the window's rows; give the connector a writable TMPDIR.`
+              )
+            );
           } else if (!sameRow(files.header, cells)) {
             throw connectorError(
               'transient_error',
