@@ -8,7 +8,7 @@ const LAYERS = [
   ['api', ['core']],
   ['csv', ['core']],
   ['sync', ['core', 'api', 'csv']],
-  ['protocol', ['core', 'sync']],
+  ['protocol', ['core', 'csv', 'sync']],
 ];
 const ALL = ['core', 'api', 'csv', 'sync', 'protocol'];
 

@@ -1,7 +1,7 @@
 import {AirbyteMessage} from 'faros-airbyte-cdk/lib/protocol';
 
 import {Runtime} from '../core/runtime';
-import {RowWriter, StreamRef, StreamStatus, SyncOutput} from '../sync/output-port';
+import {RecordField, RowWriter, StreamRef, StreamStatus, SyncOutput} from '../sync/output-port';
 import {AirbyteOutput} from './airbyte-output';
 import {MessageWriter} from './output';
 
@@ -39,8 +39,8 @@ export class MessageQueue implements SyncOutput {
     this.output.rateLimited(stream, until);
   }
 
-  rowWriter(stream: StreamRef, columns: readonly string[], constants: Readonly<Record<string, string>>): RowWriter {
-    const writer = this.output.rowWriter(stream, columns, constants);
+  rowWriter(stream: StreamRef, fields: readonly RecordField[]): RowWriter {
+    const writer = this.output.rowWriter(stream, fields);
     return {write: (rows) => writer.write(rows) ?? this.backpressure()};
   }
 

@@ -1,10 +1,15 @@
-import {StreamRef} from '../sync/output-port';
+import {QUOTE, RowBatch} from '../csv/rows';
+import {RecordField, StreamRef} from '../sync/output-port';
 
-const QUOTE = 34;
 const BACKSLASH = 92;
 const HEX = Buffer.from('0123456789abcdef');
-/** The letter JSON escapes a control character with (`\n`), by code; 0 for those written as `\u00XX`. */
-const SHORT_ESCAPE = new Uint8Array(32);
+/**
+ * Per byte of a cell's UTF-8: 0 when JSON takes it as it is; else the letter JSON escapes a control
+ * character with (`\n`), 1 for one written `\u00XX`, 2 for a quote or backslash, 3 for the first
+ * byte of a lone surrogate's three (0xED, see decoder.ts encodeWtf8).
+ */
+const ESCAPE = new Uint8Array(256);
+for (let c = 0; c < 32; c++) ESCAPE[c] = 1;
 for (const [code, letter] of [
   [8, 'b'],
   [9, 't'],
@@ -12,175 +17,197 @@ for (const [code, letter] of [
   [12, 'f'],
   [13, 'r'],
 ] as const)
-  SHORT_ESCAPE[code] = letter.charCodeAt(0);
+  ESCAPE[code] = letter.charCodeAt(0);
+ESCAPE[QUOTE] = 2;
+ESCAPE[BACKSLASH] = 2;
+ESCAPE[0xed] = 3;
 
 /** What a RecordEncoder is made from; plain data, so that a worker thread can build the same one. */
 export interface EncoderSpec {
   stream: StreamRef;
-  columns: readonly string[];
-  constants: Readonly<Record<string, string>>;
+  fields: readonly RecordField[];
 }
 
 /**
- * Rows as one string holding every cell, and the cells' lengths (per row: its number of cells, then
- * each cell's length). Cheap to build, and to hand to a worker thread: two objects, not a string per cell.
+ * Writes the JSON escape of the byte b[i] (one ESCAPE marks) at out[o]; returns where it ends. A
+ * lone surrogate's three bytes (0xED then 0xA0 or more: never in valid UTF-8) become `\udxxx`; any
+ * other 0xED starts an ordinary character and is written as it is.
  */
-export interface PackedRows {
-  text: string;
-  lengths: Int32Array;
-  rows: number;
+function writeEscape(b: Uint8Array, i: number, out: Uint8Array, o: number): number {
+  const c = b[i];
+  const kind = ESCAPE[c];
+  if (kind === 2) {
+    out[o] = BACKSLASH;
+    out[o + 1] = c;
+    return o + 2;
+  }
+  if (kind === 3) {
+    if (b[i + 1] < 0xa0) {
+      out[o] = c;
+      return o + 1;
+    }
+    const unit = 0xd000 | ((b[i + 1] & 0x3f) << 6) | (b[i + 2] & 0x3f);
+    out[o] = BACKSLASH;
+    out[o + 1] = 117; // u
+    out[o + 2] = HEX[unit >> 12];
+    out[o + 3] = HEX[(unit >> 8) & 15];
+    out[o + 4] = HEX[(unit >> 4) & 15];
+    out[o + 5] = HEX[unit & 15];
+    return o + 6;
+  }
+  out[o] = BACKSLASH;
+  if (kind !== 1) {
+    out[o + 1] = kind;
+    return o + 2;
+  }
+  out[o + 1] = 117; // u
+  out[o + 2] = 48;
+  out[o + 3] = 48;
+  out[o + 4] = HEX[c >> 4];
+  out[o + 5] = HEX[c & 15];
+  return o + 6;
 }
 
-export function packRows(rows: readonly (readonly string[])[]): PackedRows {
-  let count = rows.length;
-  for (const row of rows) count += row.length;
-  const lengths = new Int32Array(count);
-  // Appending makes a rope that is copied once, when posted: cheaper than joining row by row.
-  let text = '';
-  let k = 0;
-  for (const row of rows) {
-    lengths[k++] = row.length;
-    for (const cell of row) {
-      lengths[k++] = cell.length;
-      text += cell;
-    }
-  }
-  return {text, lengths, rows: rows.length};
+function copy(from: Uint8Array, out: Uint8Array, o: number): number {
+  out.set(from, o);
+  return o + from.length;
 }
 
 /**
- * Writes text[from, to) at `pos` as a JSON string, UTF-8, byte for byte as JSON.stringify and
- * Buffer.write would make it (a lone surrogate escaped as `\udxxx`); returns where it ends. One
- * pass in JS: for cells of a few characters, a call into the runtime (a slice, a test, a write)
- * costs more than the loop. Writes at most 2 + 6 bytes a UTF-16 unit.
- */
-function writeJsonString(text: string, from: number, to: number, buf: Buffer, pos: number): number {
-  let at = pos;
-  buf[at++] = QUOTE;
-  for (let i = from; i < to; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 0x80) {
-      if (c >= 0x20 && c !== QUOTE && c !== BACKSLASH) {
-        buf[at++] = c;
-        continue;
-      }
-      buf[at++] = BACKSLASH;
-      if (c >= 0x20) {
-        buf[at++] = c;
-      } else if (SHORT_ESCAPE[c] !== 0) {
-        buf[at++] = SHORT_ESCAPE[c];
-      } else {
-        buf[at++] = 117; // u
-        buf[at++] = 48;
-        buf[at++] = 48;
-        buf[at++] = HEX[c >> 4];
-        buf[at++] = HEX[c & 15];
-      }
-    } else if (c < 0x800) {
-      buf[at++] = 0xc0 | (c >> 6);
-      buf[at++] = 0x80 | (c & 63);
-    } else if (c < 0xd800 || c > 0xdfff) {
-      buf[at++] = 0xe0 | (c >> 12);
-      buf[at++] = 0x80 | ((c >> 6) & 63);
-      buf[at++] = 0x80 | (c & 63);
-    } else {
-      const d = i + 1 < to ? text.charCodeAt(i + 1) : 0;
-      if (c <= 0xdbff && d >= 0xdc00 && d <= 0xdfff) {
-        const point = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
-        buf[at++] = 0xf0 | (point >> 18);
-        buf[at++] = 0x80 | ((point >> 12) & 63);
-        buf[at++] = 0x80 | ((point >> 6) & 63);
-        buf[at++] = 0x80 | (point & 63);
-        i++;
-      } else {
-        buf[at++] = BACKSLASH;
-        buf[at++] = 117; // u
-        buf[at++] = HEX[c >> 12];
-        buf[at++] = HEX[(c >> 8) & 15];
-        buf[at++] = HEX[(c >> 4) & 15];
-        buf[at++] = HEX[c & 15];
-      }
-    }
-  }
-  buf[at++] = QUOTE;
-  return at;
-}
-
-/**
- * Serialises rows of one stream as Airbyte RECORD lines, encoded as UTF-8 straight into output
- * buffers. The parts that are the same for every record (stream name and namespace, escaped column
- * names, the connector's own fields) are encoded once, and each cell is escaped and encoded in one
- * pass: a row costs a copy per part instead of a JSON string per cell, a concatenated line and a
- * second encoding pass over it. Empty cells become null: the CSV cannot tell an empty answer from none.
+ * Serialises rows of one stream as Airbyte RECORD lines, encoded as UTF-8 straight from the CSV's
+ * bytes into output buffers. The record's fields are compiled once into literal bytes around the
+ * cells (keys, fixed values, braces), so a row costs a copy per cell of a literal and one pass
+ * over each cell's bytes: no string, no JSON.stringify. Empty cells become null (the CSV cannot
+ * tell an empty answer from none), unless their field keeps them.
  */
 export class RecordEncoder {
-  /** `,"name":` per column (no comma before the first), and the same followed by `null` for an empty cell. */
-  private readonly keys: Buffer[];
-  private readonly nullKeys: Buffer[];
+  /** Before the emitted_at time stamp, and after it up to the first cell. */
   private readonly prefix: string;
-  /** The end of a line: the connector's fields, the closing braces and the newline. */
-  private readonly tail: Buffer;
+  private readonly lead: string;
+  /** Per cell written: its index in the row, and whether an empty one is "" rather than null. */
+  private readonly cells: Int32Array;
+  private readonly keepEmpty: Uint8Array;
+  /** Per cell written: the bytes that follow it (its closing quote, or null, then the literal up to the next). */
+  private readonly close: Buffer[];
+  private readonly nullClose: Buffer[];
+  private readonly emptyClose: Buffer[];
   private readonly fixedBytes: number;
 
   constructor(readonly spec: EncoderSpec) {
-    const {stream, columns, constants} = spec;
-    this.keys = columns.map((name, i) => Buffer.from(`${i === 0 ? '' : ','}${JSON.stringify(name)}:`));
-    this.nullKeys = this.keys.map((key) => Buffer.concat([key, Buffer.from('null')]));
+    const {stream, fields} = spec;
     const namespace = stream.namespace ? `"namespace":${JSON.stringify(stream.namespace)},` : '';
     this.prefix = `{"type":"RECORD","record":{${namespace}"stream":${JSON.stringify(stream.name)},"emitted_at":`;
-    const extra = JSON.stringify(constants).slice(1, -1);
-    this.tail = Buffer.from(`${columns.length && extra ? ',' : ''}${extra}}}}\n`);
-    // The head's time stamp has at most 16 digits until the year 2286; `,"data":{` is 9 bytes.
+    const literals: string[] = [];
+    const cells: number[] = [];
+    const keep: number[] = [];
+    let literal = ',"data":{';
+    const walk = (list: readonly RecordField[]): void => {
+      list.forEach((field, i) => {
+        literal += `${i === 0 ? '' : ','}${JSON.stringify(field.name)}:`;
+        if ('value' in field) literal += JSON.stringify(field.value);
+        else if ('fields' in field) {
+          literal += '{';
+          walk(field.fields);
+          literal += '}';
+        } else {
+          literals.push(literal);
+          cells.push(field.cell);
+          keep.push(field.keepEmpty ? 1 : 0);
+          literal = '';
+        }
+      });
+    };
+    walk(fields);
+    literals.push(`${literal}}}}\n`);
+    this.lead = literals[0];
+    this.cells = Int32Array.from(cells);
+    this.keepEmpty = Uint8Array.from(keep);
+    const after = literals.slice(1);
+    this.close = after.map((l) => Buffer.from(`"${l}`));
+    this.nullClose = after.map((l) => Buffer.from(`null${l}`));
+    this.emptyClose = after.map((l) => Buffer.from(`""${l}`));
+    // The time stamp has at most 16 digits until the year 2286; a cell's opening quote is 1 byte.
     this.fixedBytes =
-      Buffer.byteLength(this.prefix) + 16 + 9 + this.nullKeys.reduce((sum, k) => sum + k.length, 0) + this.tail.length;
+      Buffer.byteLength(this.prefix) +
+      16 +
+      Buffer.byteLength(this.lead) +
+      after.reduce((sum, _, j) => sum + Math.max(this.close[j].length + 1, this.nullClose[j].length), 0);
+  }
+
+  /** The start of every line of a batch: up to the first cell, with the batch's time stamp. */
+  head(emittedAt: number): Buffer {
+    return Buffer.from(`${this.prefix}${emittedAt}${this.lead}`);
+  }
+
+  /** The most bytes row r of the batch can take as a line. */
+  most(batch: RowBatch, r: number): number {
+    const k = r * (batch.width + 1);
+    return this.fixedBytes + 6 * (batch.cells[k + batch.width] - batch.cells[k]);
+  }
+
+  /**
+   * Writes rows from `from` on as lines into buf at `at`, as many as surely fit; returns the next
+   * row to write and where the bytes end. None fits when the first row needs more than the room left.
+   */
+  fill(batch: RowBatch, from: number, head: Buffer, buf: Uint8Array, at: number): {next: number; end: number} {
+    const {bytes, cells, rows, width} = batch;
+    const refs = this.cells;
+    const {keepEmpty, close, nullClose, emptyClose} = this;
+    const stride = width + 1;
+    let o = at;
+    let r = from;
+    for (; r < rows; r++) {
+      const k = r * stride;
+      if (o + this.fixedBytes + 6 * (cells[k + width] - cells[k]) > buf.length) break;
+      o = copy(head, buf, o);
+      for (let j = 0; j < refs.length; j++) {
+        const c = k + refs[j];
+        let i = cells[c];
+        let e = cells[c + 1] - 1;
+        // The cell's text: a quoted cell's lies inside its quotes, with each quote in it doubled.
+        const quoted = bytes[i] === QUOTE && e > i;
+        if (quoted) {
+          i++;
+          e--;
+        }
+        if (i === e) {
+          o = copy(keepEmpty[j] ? emptyClose[j] : nullClose[j], buf, o);
+          continue;
+        }
+        buf[o++] = QUOTE;
+        for (; i < e; i++) {
+          const ch = bytes[i];
+          if (ESCAPE[ch] === 0) {
+            buf[o++] = ch;
+            continue;
+          }
+          o = writeEscape(bytes, i, buf, o);
+          if (ch === QUOTE) {
+            if (quoted) i++;
+          } else if (ch === 0xed && bytes[i + 1] >= 0xa0) {
+            i += 2;
+          }
+        }
+        o = copy(close[j], buf, o);
+      }
+    }
+    return {next: r, end: o};
   }
 
   /**
    * The rows as lines, in buffers of `batchBytes` (the last one partly filled; a line larger than a
    * batch gets a buffer of its own). Each buffer owns its memory, so it can be transferred.
    */
-  encode(packed: PackedRows, emittedAt: number, batchBytes: number): Uint8Array[] {
-    const {text, lengths} = packed;
-    const {keys, nullKeys, tail} = this;
-    const head = Buffer.from(`${this.prefix}${emittedAt},"data":{`);
+  encode(batch: RowBatch, emittedAt: number, batchBytes: number): Uint8Array[] {
+    const head = this.head(emittedAt);
     const out: Uint8Array[] = [];
-    let buf = Buffer.allocUnsafeSlow(batchBytes);
-    let at = 0;
-    let k = 0;
-    let pos = 0;
-    for (let r = 0; r < packed.rows; r++) {
-      const cells = lengths[k];
-      // A UTF-16 unit is at most 3 bytes of UTF-8, or 6 when JSON escapes it (\u001f).
-      let most = this.fixedBytes + 2 * keys.length;
-      for (let i = 1; i <= cells; i++) most += 6 * lengths[k + i];
-      if (at + most > buf.length) {
-        if (at > 0) out.push(buf.subarray(0, at));
-        buf = Buffer.allocUnsafeSlow(Math.max(batchBytes, most));
-        at = 0;
-      }
-      buf.set(head, at);
-      at += head.length;
-      for (let i = 0; i < keys.length; i++) {
-        const len = i < cells ? lengths[k + 1 + i] : 0;
-        const from = pos;
-        pos += len;
-        if (len === 0) {
-          const key = nullKeys[i];
-          buf.set(key, at);
-          at += key.length;
-          continue;
-        }
-        const key = keys[i];
-        buf.set(key, at);
-        at = writeJsonString(text, from, pos, buf, at + key.length);
-      }
-      // Cells beyond the columns are not written.
-      for (let i = keys.length; i < cells; i++) pos += lengths[k + 1 + i];
-      k += cells + 1;
-      buf.set(tail, at);
-      at += tail.length;
+    let r = 0;
+    while (r < batch.rows) {
+      const buf = Buffer.allocUnsafeSlow(Math.max(batchBytes, this.most(batch, r)));
+      const {next, end} = this.fill(batch, r, head, buf, 0);
+      out.push(buf.subarray(0, end));
+      r = next;
     }
-    if (at > 0) out.push(buf.subarray(0, at));
     return out;
   }
 }

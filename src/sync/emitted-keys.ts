@@ -5,11 +5,13 @@ import {SpillFile} from '../core/spill-file';
 /**
  * The identities a window has emitted, in memory that does not grow with the window (see
  * resume.ts for what they are for). While a file is read for the first time, each key only goes to
- * a spill file: 16 bytes for most keys, appended through a 64 KiB buffer. Only after a setback,
- * when a file of the window is read again, are the keys emitted so far loaded into a table of
- * 16-byte entries (16 bytes a key, plus about one more per eight keys for the index) that says,
- * exactly, which keys of the new file were emitted before it began; the next setback loads them
- * again, with that file's keys added.
+ * a spill file: 16 bytes for most keys, appended through a 64 KiB buffer. After a setback, when a
+ * file of the window is read again, its keys are first compared with the spilled ones in the order
+ * they were emitted, read back a block at a time: a file downloaded again after a cut-off lists
+ * its rows as before, and is matched so with no more memory than the block. At the first key out of
+ * that order, the keys not met yet are loaded into a table of 16-byte entries (16 bytes a key, plus
+ * about one more per eight keys for the index) that says, exactly, which of the file's keys were
+ * emitted before it began. The next setback starts over, with that file's own keys added.
  *
  * Exact, never probable: a key is stored in one of four forms, chosen by the key's own bytes, so
  * the same key always takes the same form and keys of two forms are never compared.
@@ -64,8 +66,8 @@ export class EmittedKeys {
    * while it is read are that file's own, never taken in it.
    */
   restart(): void {
-    for (const form of this.exact) form?.load();
-    this.long?.load();
+    for (const form of this.exact) form?.restart();
+    this.long?.restart();
   }
 
   /** Whether the key was added before this file began and is not yet met in it; meets it. */
@@ -235,10 +237,40 @@ function partition(w: Uint32Array, n: number, shift: number, buckets: number): U
   return index;
 }
 
-/** Keys of one exact form: 16-byte entries in a spill file, and the table after a setback. */
+/** Spilled bytes are read back this many at a time. */
+const BLOCK_BYTES = 64 * 1024;
+
+/** Reads spilled bytes back a block at a time, for keys met in the order they were spilled. */
+class SpillReader {
+  private block = new Uint8Array(BLOCK_BYTES);
+  private from = 0;
+  private to = 0;
+
+  constructor(private readonly spill: SpillFile) {}
+
+  /** The block, holding the spilled bytes [offset, offset + length); where they begin in it. */
+  at(offset: number, length: number): {block: Uint8Array; at: number} {
+    if (offset < this.from || offset + length > this.to) {
+      if (length > this.block.length) this.block = new Uint8Array(length);
+      this.from = offset;
+      this.to = offset + Math.min(this.spill.size - offset, this.block.length);
+      this.spill.read(this.block, 0, this.to - this.from, offset);
+    }
+    return {block: this.block, at: offset - this.from};
+  }
+}
+
+/**
+ * Keys of one exact form: 16-byte entries in a spill file. After a restart, entries [0, pending)
+ * are to be met: in spill order through `next` while the file keeps that order, else in the table
+ * of those not met yet.
+ */
 class ExactForm {
   private count = 0;
+  private pending = 0;
+  private next = 0;
   private table: Table | undefined;
+  private reader: SpillReader | undefined;
 
   constructor(private readonly spill: SpillFile) {}
 
@@ -247,39 +279,60 @@ class ExactForm {
     this.count++;
   }
 
-  load(): void {
+  restart(): void {
     this.table = undefined;
-    const n = this.count;
-    const words = new Uint32Array(n * 4);
-    this.spill.read(new Uint8Array(words.buffer), 0, n * 16, 0);
-    for (let i = 0; i < n * 4; i += 4) scramble(words, i);
-    this.table = new Table(words, n);
+    this.pending = this.count;
+    this.next = 0;
   }
 
-  /** Meets the entry (its words are scrambled in place). */
+  /** Meets the entry (its words may be scrambled in place). */
   take(entry: Uint32Array): boolean {
-    if (!this.table) return false;
+    if (!this.table) {
+      if (this.next >= this.pending) return false;
+      this.reader ??= new SpillReader(this.spill);
+      const {block, at} = this.reader.at(this.next * 16, 16);
+      const bytes = new Uint8Array(entry.buffer, entry.byteOffset, 16);
+      let same = true;
+      for (let i = 0; i < 16 && same; i++) same = block[at + i] === bytes[i];
+      if (same) {
+        this.next++;
+        return true;
+      }
+      this.load();
+    }
     scramble(entry, 0);
-    return this.table.meet(entry, 4) >= 0;
+    return (this.table as Table).meet(entry, 4) >= 0;
   }
 
   close(): void {
     this.table = undefined;
+    this.reader = undefined;
     this.spill.close();
+  }
+
+  /** The table of the entries not met yet: [next, pending). */
+  private load(): void {
+    const n = this.pending - this.next;
+    const words = new Uint32Array(n * 4);
+    this.spill.read(new Uint8Array(words.buffer), 0, n * 16, this.next * 16);
+    for (let i = 0; i < n * 4; i += 4) scramble(words, i);
+    this.table = new Table(words, n);
   }
 }
 
-/** Reads back spilled bytes a block at a time. */
-const BLOCK_BYTES = 64 * 1024;
-
 /**
- * Keys longer than 15 bytes: each as its length (4 bytes) and bytes in a spill file; after a
- * setback, a table of (64-bit hash, offset of the key) entries. A hash match is confirmed by
- * comparing the key's bytes with those read back from the file.
+ * Keys longer than 15 bytes: each as its length (4 bytes) and bytes in a spill file, met in spill
+ * order while the file keeps it; else from a table of (64-bit hash, offset of the key) entries,
+ * where a hash match is confirmed by comparing the key's bytes with those read back from the file.
  */
 class LongForm {
   private count = 0;
+  private pending = 0;
+  /** The next record in spill order, its index and offset. */
+  private next = 0;
+  private nextAt = 0;
   private table: Table | undefined;
+  private reader: SpillReader | undefined;
   private readonly probe = new Uint32Array(4);
   private scratch = new Uint8Array(256);
   private readonly length = new Uint8Array(4);
@@ -300,42 +353,31 @@ class LongForm {
     this.count++;
   }
 
-  load(): void {
+  restart(): void {
     this.table = undefined;
-    const n = this.count;
-    const words = new Uint32Array(n * 4);
-    const size = this.spill.size;
-    let block = new Uint8Array(BLOCK_BYTES);
-    let blockAt = 0;
-    let blockLen = 0;
-    /** Makes the spilled bytes [from, from + len) lie in the block. */
-    const have = (from: number, len: number): void => {
-      if (from >= blockAt && from + len <= blockAt + blockLen) return;
-      if (len > block.length) block = new Uint8Array(len);
-      blockAt = from;
-      blockLen = Math.min(size - from, block.length);
-      this.spill.read(block, 0, blockLen, from);
-    };
-    let offset = 0;
-    for (let i = 0; i < n; i++) {
-      have(offset, 4);
-      const len = lengthAt(block, offset - blockAt);
-      have(offset, 4 + len);
-      const at = offset - blockAt + 4;
-      this.hash(block, at, at + len, this.probe);
-      const k = i * 4;
-      words[k] = this.probe[0];
-      words[k + 1] = this.probe[1];
-      words[k + 2] = offset % 0x100000000;
-      words[k + 3] = Math.floor(offset / 0x100000000);
-      offset += 4 + len;
-    }
-    this.table = new Table(words, n);
+    this.pending = this.count;
+    this.next = 0;
+    this.nextAt = 0;
   }
 
   take(b: Uint8Array, s: number, e: number): boolean {
-    const table = this.table;
-    if (!table) return false;
+    if (!this.table) {
+      if (this.next >= this.pending) return false;
+      this.reader ??= new SpillReader(this.spill);
+      const len = lengthAt(this.reader.at(this.nextAt, 4).block, this.reader.at(this.nextAt, 4).at);
+      if (len === e - s) {
+        const {block, at} = this.reader.at(this.nextAt, 4 + len);
+        let same = true;
+        for (let i = 0; i < len && same; i++) same = block[at + 4 + i] === b[s + i];
+        if (same) {
+          this.next++;
+          this.nextAt += 4 + len;
+          return true;
+        }
+      }
+      this.load();
+    }
+    const table = this.table as Table;
     this.hash(b, s, e, this.probe);
     const len = e - s;
     if (this.scratch.length < 4 + len) this.scratch = new Uint8Array(4 + len);
@@ -352,7 +394,28 @@ class LongForm {
 
   close(): void {
     this.table = undefined;
+    this.reader = undefined;
     this.spill.close();
+  }
+
+  /** The table of the records not met yet: from `next` on, up to `pending`. */
+  private load(): void {
+    const n = this.pending - this.next;
+    const words = new Uint32Array(n * 4);
+    const reader = new SpillReader(this.spill);
+    let offset = this.nextAt;
+    for (let i = 0; i < n; i++) {
+      const len = lengthAt(reader.at(offset, 4).block, reader.at(offset, 4).at);
+      const {block, at} = reader.at(offset, 4 + len);
+      this.hash(block, at + 4, at + 4 + len, this.probe);
+      const k = i * 4;
+      words[k] = this.probe[0];
+      words[k + 1] = this.probe[1];
+      words[k + 2] = offset % 0x100000000;
+      words[k + 3] = Math.floor(offset / 0x100000000);
+      offset += 4 + len;
+    }
+    this.table = new Table(words, n);
   }
 }
 

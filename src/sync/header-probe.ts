@@ -8,6 +8,7 @@ import {LIMITS} from '../core/limits';
 import {Runtime} from '../core/runtime';
 import {DAY_MS, describeWindow, formatDuration, TimeWindow} from '../core/time';
 import {readCsv} from '../csv/reader';
+import {rowStrings} from '../csv/rows';
 import {Connection} from './connection';
 import {awaitExport, createExport, JobContext} from './export-job';
 import {describeSetback} from './export-policy';
@@ -118,7 +119,7 @@ async function sampleExport(ctx: ProbeContext, questId: string, window: TimeWind
             return false;
           },
           rows: (rows) => {
-            sample.rows.push(...rows.slice(0, SAMPLE_ROWS - sample.rows.length));
+            sample.rows.push(...rowStrings(rows).slice(0, SAMPLE_ROWS - sample.rows.length));
             return undefined;
           },
         }

@@ -5,24 +5,15 @@ import {ExportApi} from '../api/client';
 import {ColumnNames} from '../core/config';
 import {connectorError} from '../core/errors';
 import {Runtime} from '../core/runtime';
-import {describeWindow, formatDuration, formatUtcTimestamp, TimeWindow} from '../core/time';
+import {describeWindow, formatDuration, TimeWindow} from '../core/time';
 import {CsvReadOptions} from '../csv/reader';
 import {QuestCheckpoints, RecordedExport} from './checkpoints';
 import {decide, describeSetback, PieceRecord, Setback, WindowBudget} from './export-policy';
 import {awaitExport, createExport, JobContext, JobResult} from './export-job';
 import {RowWriter, StreamRef, SyncOutput} from './output-port';
 import {ExportSlots, Priority, Slot, SlotRequest} from './scheduler';
-import {
-  ANSWERS_FIELD,
-  answerKeys,
-  Column,
-  CURSOR_FIELD,
-  isResponseIdHeader,
-  QUEST_ID_FIELD,
-  recordColumns,
-  responseIdColumn,
-  WINDOW_START_FIELD,
-} from './schema';
+import {answerKeys, Column, isResponseIdHeader, recordColumns, responseIdColumn} from './schema';
+import {answerFields, AnswersShape, columnFields} from './record-fields';
 import {DensityHint, SizingOptions, WindowSizer} from './sizing';
 import {readExportFile, ReadOutcome, WindowFiles} from './window-reader';
 import {splitWindow} from './windows';
@@ -116,7 +107,7 @@ export class QuestSync {
   private columns: Column[] | undefined;
   private readonly seenNames = new Set<string>();
   /** The answers shape of the quest's header (combined layout). */
-  private answers: {keys: string[]; idIndex: number; createdIndex: number} | undefined;
+  private answers: AnswersShape | undefined;
   private total = 0;
   /** A STATE is due before the next rows (an export far above the target: its density must reach the state). */
   private stateDue = false;
@@ -250,8 +241,8 @@ export class QuestSync {
         rows: (rows) => {
           writer ??= this.rowWriter(piece.window);
           const write = (): Promise<void> | undefined => {
-            this.total += rows.length;
-            this.checkpoints.counted(rows.length);
+            this.total += rows.rows;
+            this.checkpoints.counted(rows.rows);
             return writer?.write(rows);
           };
           if (!this.stateDue) return write();
@@ -513,44 +504,15 @@ export class QuestSync {
 
   /** Where the rows of a window go, written as the plan's shape. */
   private rowWriter(window: TimeWindow): RowWriter {
-    const {output} = this.ctx;
     const {stream, questId} = this.plan;
-    const answers = this.answers;
-    if (this.plan.shape === 'columns' || !answers) {
-      return output.rowWriter(
-        stream,
-        (this.columns ?? []).map((c) => c.name),
-        this.constants(window)
-      );
-    }
-    const since = formatUtcTimestamp(window.since);
-    const until = formatUtcTimestamp(window.until);
-    return {
-      write: (rows) =>
-        output.records(
-          stream,
-          rows.map((row) => {
-            const cells: Record<string, string | null> = {};
-            answers.keys.forEach((key, i) => (cells[key] = row[i] === '' || row[i] === undefined ? null : row[i]));
-            const created = answers.createdIndex < 0 ? '' : (row[answers.createdIndex] ?? '');
-            return {
-              quest_id: questId,
-              response_id: row[answers.idIndex],
-              created: created === '' ? null : created,
-              [ANSWERS_FIELD]: cells,
-              [WINDOW_START_FIELD]: since,
-              [CURSOR_FIELD]: until,
-            };
-          })
-        ),
-    };
-  }
-
-  private constants(window: TimeWindow): Record<string, string> {
-    return {
-      [QUEST_ID_FIELD]: this.plan.questId,
-      [WINDOW_START_FIELD]: formatUtcTimestamp(window.since),
-      [CURSOR_FIELD]: formatUtcTimestamp(window.until),
-    };
+    const fields =
+      this.plan.shape === 'columns' || !this.answers
+        ? columnFields(
+            (this.columns ?? []).map((c) => c.name),
+            questId,
+            window
+          )
+        : answerFields(this.answers, questId, window);
+    return this.ctx.output.rowWriter(stream, fields);
   }
 }

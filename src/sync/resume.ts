@@ -1,3 +1,4 @@
+import {cellText, QUOTE, RowBatch, selectRows} from '../csv/rows';
 import {EmittedKeys} from './emitted-keys';
 
 /**
@@ -12,7 +13,7 @@ import {EmittedKeys} from './emitted-keys';
  */
 export interface ResumeStrategy {
   /** The rows of a batch not emitted yet in this window; they count as emitted from now on. */
-  fresh(batch: readonly string[][]): string[][];
+  fresh(batch: RowBatch): RowBatch;
   /** Rows emitted in this window so far. */
   readonly emitted: number;
   /** Rows skipped because this window had emitted them already. */
@@ -24,7 +25,7 @@ export class IdentityResume implements ResumeStrategy {
   private readonly keys: EmittedKeys;
   private skippedRows = 0;
   private reading = false;
-  private scratch = Buffer.allocUnsafe(256);
+  private scratch = new Uint8Array(256);
 
   /**
    * @param keyIndex the Response ID cell of each row, or -1 when the export has none (the whole row
@@ -52,19 +53,37 @@ export class IdentityResume implements ResumeStrategy {
     if (this.reading) this.keys.restart();
   }
 
-  fresh(batch: readonly string[][]): string[][] {
-    const out: string[][] = [];
-    for (const row of batch) {
-      const key = this.keyIndex >= 0 ? (row[this.keyIndex] ?? '') : rowKey(row);
-      const end = this.keyBytes(key);
-      if (this.reading && this.keys.take(this.scratch, 0, end)) {
+  fresh(batch: RowBatch): RowBatch {
+    const {bytes, cells, rows, width} = batch;
+    const stride = width + 1;
+    let keep: Uint8Array | undefined;
+    for (let r = 0; r < rows; r++) {
+      const k = r * stride;
+      let key = bytes;
+      let start: number;
+      let end: number;
+      if (this.keyIndex >= 0) {
+        start = cells[k + this.keyIndex];
+        end = cells[k + this.keyIndex + 1] - 1;
+        if (end > start && bytes[start] === QUOTE) {
+          // A quoted key: its text, as an unquoted one would have it.
+          key = this.room(end - start);
+          end = cellText(bytes, start, end, key, 0);
+          start = 0;
+        }
+      } else {
+        key = this.room(cells[k + width] - cells[k] + 4 * width);
+        [start, end] = [0, this.rowKey(batch, k, key)];
+      }
+      if (this.reading && this.keys.take(key, start, end)) {
         this.skippedRows++;
+        keep ??= new Uint8Array(rows).fill(1);
+        keep[r] = 0;
         continue;
       }
-      this.keys.add(this.scratch, 0, end);
-      out.push(row);
+      this.keys.add(key, start, end);
     }
-    return out;
+    return keep ? selectRows(batch, keep) : batch;
   }
 
   /** The window is done with: its spill files go. */
@@ -72,22 +91,27 @@ export class IdentityResume implements ResumeStrategy {
     this.keys.close();
   }
 
-  /**
-   * The key's bytes in `scratch`, one sequence per distinct string: UTF-8, or for a string with
-   * surrogates (which UTF-8 cannot keep when unpaired) 0xFF and its UTF-16 units, a byte UTF-8 never has.
-   */
-  private keyBytes(key: string): number {
-    const most = key.length * 3 + 1;
-    if (this.scratch.length < most) this.scratch = Buffer.allocUnsafe(most);
-    if (!/[\ud800-\udfff]/.test(key)) return this.scratch.write(key, 0, 'utf8');
-    this.scratch[0] = 0xff;
-    return 1 + this.scratch.write(key, 1, 'utf16le');
+  /** The scratch buffer, with room for `n` bytes. */
+  private room(n: number): Uint8Array {
+    if (this.scratch.length < n) this.scratch = new Uint8Array(Math.max(n, this.scratch.length * 2));
+    return this.scratch;
   }
-}
 
-/** A whole row as one key: the cells, each prefixed by its length, so no two different rows share a key. */
-function rowKey(row: readonly string[]): string {
-  let key = '';
-  for (const cell of row) key += `${cell.length}:${cell}`;
-  return key;
+  /**
+   * A whole row as one key, in `out`: each cell's text after its length (4 bytes), so no two
+   * different rows share a key, however they are quoted. Returns the key's length.
+   */
+  private rowKey(batch: RowBatch, k: number, out: Uint8Array): number {
+    let at = 0;
+    for (let c = 0; c < batch.width; c++) {
+      const end = cellText(batch.bytes, batch.cells[k + c], batch.cells[k + c + 1] - 1, out, at + 4);
+      const len = end - at - 4;
+      out[at] = len & 255;
+      out[at + 1] = (len >>> 8) & 255;
+      out[at + 2] = (len >>> 16) & 255;
+      out[at + 3] = len >>> 24;
+      at = end;
+    }
+    return at;
+  }
 }

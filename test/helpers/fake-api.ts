@@ -9,10 +9,11 @@ import {DownloadCutOff, ExportFile, Framing} from '../../src/api/download';
 import {ExportStatus} from '../../src/api/export-status';
 import {Cancelled} from '../../src/core/errors';
 import {Runtime} from '../../src/core/runtime';
+import {rowStrings} from '../../src/csv/rows';
 import {TimeWindow} from '../../src/core/time';
 import {ConnectorLogger} from '../../src/protocol/logger';
 import {MessageWriter} from '../../src/protocol/output';
-import {RowWriter, StreamRef, StreamStatus, SyncOutput} from '../../src/sync/output-port';
+import {RecordField, RowWriter, StreamRef, StreamStatus, SyncOutput} from '../../src/sync/output-port';
 
 /** A seeded pseudo-random generator (mulberry32): the same seed, the same test. */
 export function prng(seed: number): () => number {
@@ -202,9 +203,20 @@ export function recordingOutput(): SyncOutput & {recorded: Recorded} {
     recorded,
     status: (stream, status) => void recorded.statuses.push({stream: stream.name, status}),
     rateLimited: () => undefined,
-    rowWriter: (stream): RowWriter => ({
+    rowWriter: (stream, fields): RowWriter => ({
       write: (rows) => {
-        rowsOf(stream).push(...rows.map((r) => [...r]));
+        const cells = rowStrings(rows);
+        // A record of the combined layout is kept as its fields' values (as records() keeps them), a per_quest one as its cells.
+        const combined = fields.some((f) => 'fields' in f);
+        const value = (row: string[], f: RecordField): string =>
+          'cell' in f
+            ? row[f.cell] === '' && !f.keepEmpty
+              ? 'null'
+              : row[f.cell]
+            : 'value' in f
+              ? String(f.value)
+              : '[object Object]';
+        rowsOf(stream).push(...(combined ? cells.map((row) => fields.map((f) => value(row, f))) : cells));
         return undefined;
       },
     }),
