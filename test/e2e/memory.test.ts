@@ -7,7 +7,7 @@
 
 import {ChildProcess, spawn} from 'child_process';
 
-import {MAIN, tempDir, writeJson} from '../helpers/connector';
+import {MAIN, mainNodeFlags, tempDir, writeJson} from '../helpers/connector';
 import {simCatalog, simConfig} from '../helpers/fixtures';
 import {peakRssProbe} from '../helpers/peak-rss';
 import {Simulator, startSimulator} from '../../simulator';
@@ -42,7 +42,8 @@ async function consume(
   options: {stallMs: number; portionBytes: number; pauseMs: number; killAfterRecords?: number}
 ): Promise<Consumed> {
   const rss = peakRssProbe();
-  const child: ChildProcess = spawn(process.execPath, [MAIN, ...args], {
+  // With the node flags the image starts it with: the memory measured is the memory shipped.
+  const child: ChildProcess = spawn(process.execPath, [...mainNodeFlags(), MAIN, ...args], {
     env: {...process.env, ...rss.env},
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -7,6 +7,7 @@ import {Writable} from 'stream';
 import {streamState} from '../../src/protocol/messages';
 import {MessageWriter} from '../../src/protocol/output';
 import {RecordEncoder} from '../../src/protocol/record-encoder';
+import {answerFields} from '../../src/sync/record-fields';
 import {tempDir} from '../helpers/connector';
 import {batchOf, columnsThenValues} from '../helpers/rows';
 
@@ -228,5 +229,42 @@ describeCompiled('MessageWriter on a worker thread that writes to a pipe (compil
     reader.destroy();
     writer.close();
     expect(Buffer.concat(got).toString('utf8').split('\n').filter(Boolean)).toEqual(expected);
+  });
+});
+
+describe('combined-layout records', () => {
+  /** What the combined layout wrote before rows became bytes: an object per row, through JSON.stringify. */
+  function oldLine(keys: string[], idIndex: number, createdIndex: number, row: string[], at: number): string {
+    const cells: Record<string, string | null> = {};
+    keys.forEach((key, i) => (cells[key] = row[i] === '' || row[i] === undefined ? null : row[i]));
+    const created = createdIndex < 0 ? '' : (row[createdIndex] ?? '');
+    const data = {
+      quest_id: 'q-1',
+      response_id: row[idIndex],
+      created: created === '' ? null : created,
+      answers: cells,
+      _questback_window_start: '2026-01-01T00:00:00.000Z',
+      _questback_window_end: '2026-02-01T00:00:00.000Z',
+    };
+    return JSON.stringify({type: 'RECORD', record: {stream: 'responses', emitted_at: at, data}});
+  }
+
+  test.each([
+    ['with a Created column', ['Response ID', 'Created', 'Q "1"', '2', '10', '__proto__', 'Q1 (2)', 'é'], 1],
+    ['without one', ['Response ID', 'Q', 'Q (2)', '007', '3'], -1],
+  ])('byte for byte what JSON.stringify made of the answers object (%s)', (_, keys, createdIndex) => {
+    const window = {since: Date.parse('2026-01-01T00:00:00Z'), until: Date.parse('2026-02-01T00:00:00Z')};
+    const fields = answerFields({keys, idIndex: 0, createdIndex}, 'q-1', window);
+    const encoder = new RecordEncoder({stream: {name: 'responses'}, fields});
+    const rows = [
+      keys.map((_k, i) => TRICKY_CELLS[(i * 5) % TRICKY_CELLS.length]),
+      keys.map(() => ''),
+      keys.map((_k, i) => (i === 0 ? 'id-3' : `v${i}`)),
+    ];
+    const lines = Buffer.concat(encoder.encode(batchOf(rows), 99, 4096))
+      .toString('utf8')
+      .trimEnd()
+      .split('\n');
+    expect(lines).toEqual(rows.map((row) => oldLine(keys, 0, createdIndex, row, 99)));
   });
 });
