@@ -136,7 +136,10 @@ describe(`one export of ${ROWS.toLocaleString('en')} rows with UUID Response IDs
     config = writeJson(dir, 'config.json', simConfig(sim, {start_date: new Date(Date.now() - 4 * DAY).toISOString()}));
     catalog = writeJson(dir, 'catalog.json', simCatalog(sim, [questId], 'incremental'));
   }, 300_000);
-  afterAll(() => sim.close());
+  afterAll(async () => {
+    truth = [];
+    await sim.close();
+  });
 
   test('peak RSS stays under the bound: a stall, then small portions with pauses, and a setback late in the file', async () => {
     const run = await consume(['read', '--config', config, '--catalog', catalog], {
