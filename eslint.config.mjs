@@ -3,13 +3,17 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
-/** The layers of src/, lowest first: a layer imports only from the layers before it. */
+/**
+ * The layers of src/, lowest first: a layer imports only from the layers before it. protocol
+ * imports csv deliberately: the record encoder and its worker thread write JSON straight from a
+ * row batch's bytes (csv/rows.ts), so no string per cell is made on the way to stdout.
+ */
 const LAYERS = [
   ['core', []],
   ['api', ['core']],
   ['csv', ['core']],
   ['sync', ['core', 'api', 'csv']],
-  ['protocol', ['core', 'sync']],
+  ['protocol', ['core', 'csv', 'sync']],
 ];
 const ALL = ['core', 'api', 'csv', 'sync', 'protocol'];
 

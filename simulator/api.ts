@@ -121,7 +121,8 @@ export async function downloadExport(ctx: Ctx, state: State, quest: QuestEntry, 
   } catch {
     return gone(ctx, job);
   }
-  const cut = state.faults.truncateAt(size);
+  job.downloads = (job.downloads ?? 0) + 1;
+  const cut = state.faults.truncateAt(size, job.downloads);
   const stall = cut === undefined ? state.faults.stallAt(size) : undefined;
   const headers: Record<string, string | number> = {
     'Content-Type': CONTENT_TYPES[corruption ?? ''] ?? CSV_TYPE,

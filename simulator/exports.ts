@@ -39,6 +39,8 @@ export interface ExportJob {
   /** Set when writing the file failed; the job then reports ERROR. */
   failedMs?: number;
   gone: boolean;
+  /** Downloads of the file begun so far. */
+  downloads?: number;
 }
 
 /** How long generating an export takes: a fixed part plus a part that grows with its rows. */

@@ -30,6 +30,9 @@ export type FileEncoding = 'utf8-bom' | 'utf8' | 'double-bom' | 'utf16le-bom' | 
 
 export type LineEnding = 'crlf' | 'lf';
 
+/** How Response IDs look: 9-digit numbers (the default) or UUIDs. */
+export type ResponseIdFormat = 'numeric' | 'uuid';
+
 export interface QuestConfig {
   id: string;
   /** Responses at start; optional only when `createdAt` is given (it must then agree). */
@@ -49,6 +52,7 @@ export interface QuestConfig {
   questionTitles?: string[];
   encoding?: FileEncoding;
   lineEnding?: LineEnding;
+  responseIds?: ResponseIdFormat;
 }
 
 /** A question inserted into a running quest (Simulator.insertQuestion). */
@@ -71,6 +75,8 @@ export interface FaultOptions {
   exportErrorRate?: number;
   stuckExportRate?: number;
   truncatedDownloadRate?: number;
+  /** The first download of each export ends after this fraction of its body; later ones are whole. */
+  cutFirstDownloadAt?: number;
   goneRate?: number;
   rateLimit?: RateLimitOptions;
   compression?: 'gzip';
@@ -177,6 +183,7 @@ export interface ResolvedQuest extends QuestConfig {
   titles: TitlePreset;
   encoding: FileEncoding;
   lineEnding: LineEnding;
+  responseIds: ResponseIdFormat;
   /** Sorted epoch ms, when createdAt was given. */
   createdAt?: number[];
 }

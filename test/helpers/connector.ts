@@ -7,6 +7,15 @@ import {AirbyteMessageJson, messageErrors} from './protocol';
 
 export const MAIN = path.resolve(__dirname, '..', '..', 'bin', 'main');
 
+/** The node flags bin/main's first line gives node (`#!/usr/bin/env -S node …`): what the image runs it with. */
+export function mainNodeFlags(): string[] {
+  const shebang = fs.readFileSync(MAIN, 'utf8').split('\n', 1)[0];
+  return shebang
+    .replace(/^#!\S+\s+-S\s+node\b/, '')
+    .split(/\s+/)
+    .filter(Boolean);
+}
+
 export interface RunResult {
   code: number | null;
   stdout: string;
