@@ -1,12 +1,16 @@
 import {keyedHash} from '../core/keyed-hash';
-import {RecordShape} from '../sync/output-port';
+import {cellText, decodeWtf8, QUOTE, RowBatch} from '../csv/rows';
+import {RecordField, RecordShape} from '../sync/output-port';
 
-const QUOTE = 34;
 const BACKSLASH = 92;
 const HEX = Buffer.from('0123456789abcdef');
-const NULL = Buffer.from('null');
-/** The letter JSON escapes a control character with (`\n`), by code; 0 for those written as `\u00XX`. */
-const SHORT_ESCAPE = new Uint8Array(32);
+/**
+ * Per byte of a cell's UTF-8: 0 when JSON takes it as it is; else the letter JSON escapes a control
+ * character with (`\n`), 1 for one written `\u00XX`, 2 for a quote or backslash, 3 for the first
+ * byte of a lone surrogate's three (0xED, see decoder.ts encodeWtf8).
+ */
+const ESCAPE = new Uint8Array(256);
+for (let c = 0; c < 32; c++) ESCAPE[c] = 1;
 for (const [code, letter] of [
   [8, 'b'],
   [9, 't'],
@@ -14,427 +18,389 @@ for (const [code, letter] of [
   [12, 'f'],
   [13, 'r'],
 ] as const)
-  SHORT_ESCAPE[code] = letter.charCodeAt(0);
+  ESCAPE[code] = letter.charCodeAt(0);
+ESCAPE[QUOTE] = 2;
+ESCAPE[BACKSLASH] = 2;
+ESCAPE[0xed] = 3;
 
 /**
- * Rows as one string holding every cell, and the cells' lengths (per row: its number of cells, then
- * each cell's length). Cheap to build, and to hand to a worker thread: two objects, not a string per cell.
+ * Writes the JSON escape of the byte b[i] (one ESCAPE marks) at out[o]; returns where it ends. A
+ * lone surrogate's three bytes (0xED then 0xA0 or more: never in valid UTF-8) become `\udxxx`; any
+ * other 0xED starts an ordinary character and is written as it is.
  */
-export interface PackedRows {
-  text: string;
-  lengths: Int32Array;
-  rows: number;
+function writeEscape(b: Uint8Array, i: number, out: Uint8Array, o: number): number {
+  const c = b[i];
+  const kind = ESCAPE[c];
+  if (kind === 2) {
+    out[o] = BACKSLASH;
+    out[o + 1] = c;
+    return o + 2;
+  }
+  if (kind === 3) {
+    if (b[i + 1] < 0xa0) {
+      out[o] = c;
+      return o + 1;
+    }
+    const unit = 0xd000 | ((b[i + 1] & 0x3f) << 6) | (b[i + 2] & 0x3f);
+    out[o] = BACKSLASH;
+    out[o + 1] = 117; // u
+    out[o + 2] = HEX[unit >> 12];
+    out[o + 3] = HEX[(unit >> 8) & 15];
+    out[o + 4] = HEX[(unit >> 4) & 15];
+    out[o + 5] = HEX[unit & 15];
+    return o + 6;
+  }
+  out[o] = BACKSLASH;
+  if (kind !== 1) {
+    out[o + 1] = kind;
+    return o + 2;
+  }
+  out[o + 1] = 117; // u
+  out[o + 2] = 48;
+  out[o + 3] = 48;
+  out[o + 4] = HEX[c >> 4];
+  out[o + 5] = HEX[c & 15];
+  return o + 6;
 }
 
-export function packRows(rows: readonly (readonly string[])[]): PackedRows {
-  let count = rows.length;
-  for (const row of rows) count += row.length;
-  const lengths = new Int32Array(count);
-  // Appending makes a rope that is copied once, when posted: cheaper than joining row by row.
-  let text = '';
-  let k = 0;
-  for (const row of rows) {
-    lengths[k++] = row.length;
-    for (const cell of row) {
-      lengths[k++] = cell.length;
-      text += cell;
-    }
-  }
-  return {text, lengths, rows: rows.length};
+function copy(from: Uint8Array, out: Uint8Array, o: number): number {
+  out.set(from, o);
+  return o + from.length;
 }
+
+/** A cell hashed: HMAC-SHA-256 in hex, 64 bytes between its quotes. */
+const HASH_BYTES = 64;
+const NULL = Buffer.from('null');
 
 /**
- * Writes text[from, to) at `pos` as a JSON string, UTF-8, byte for byte as JSON.stringify and
- * Buffer.write would make it (a lone surrogate escaped as `\udxxx`); returns where it ends. One
- * pass in JS: for cells of a few characters, a call into the runtime (a slice, a test, a write)
- * costs more than the loop. Writes at most 2 + 6 bytes a UTF-16 unit.
+ * Whether the raw cell bytes[start, end) is a plain decimal number (PLAIN_NUMBER in output-port.ts):
+ * its bytes, without the quotes of a quoted cell, as its text; else undefined.
  */
-function writeJsonString(text: string, from: number, to: number, buf: Buffer, pos: number): number {
-  let at = pos;
-  buf[at++] = QUOTE;
-  for (let i = from; i < to; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 0x80) {
-      if (c >= 0x20 && c !== QUOTE && c !== BACKSLASH) {
-        buf[at++] = c;
-        continue;
-      }
-      buf[at++] = BACKSLASH;
-      if (c >= 0x20) {
-        buf[at++] = c;
-      } else if (SHORT_ESCAPE[c] !== 0) {
-        buf[at++] = SHORT_ESCAPE[c];
-      } else {
-        buf[at++] = 117; // u
-        buf[at++] = 48;
-        buf[at++] = 48;
-        buf[at++] = HEX[c >> 4];
-        buf[at++] = HEX[c & 15];
-      }
-    } else if (c < 0x800) {
-      buf[at++] = 0xc0 | (c >> 6);
-      buf[at++] = 0x80 | (c & 63);
-    } else if (c < 0xd800 || c > 0xdfff) {
-      buf[at++] = 0xe0 | (c >> 12);
-      buf[at++] = 0x80 | ((c >> 6) & 63);
-      buf[at++] = 0x80 | (c & 63);
-    } else {
-      const d = i + 1 < to ? text.charCodeAt(i + 1) : 0;
-      if (c <= 0xdbff && d >= 0xdc00 && d <= 0xdfff) {
-        const point = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
-        buf[at++] = 0xf0 | (point >> 18);
-        buf[at++] = 0x80 | ((point >> 12) & 63);
-        buf[at++] = 0x80 | ((point >> 6) & 63);
-        buf[at++] = 0x80 | (point & 63);
-        i++;
-      } else {
-        buf[at++] = BACKSLASH;
-        buf[at++] = 117; // u
-        buf[at++] = HEX[c >> 12];
-        buf[at++] = HEX[(c >> 8) & 15];
-        buf[at++] = HEX[(c >> 4) & 15];
-        buf[at++] = HEX[c & 15];
-      }
-    }
+function plainNumber(bytes: Uint8Array, start: number, end: number): [number, number] | undefined {
+  let i = start;
+  let e = end;
+  if (e - i >= 2 && bytes[i] === QUOTE) {
+    i++;
+    e--;
   }
-  buf[at++] = QUOTE;
-  return at;
+  const from = i;
+  if (bytes[i] === 45) i++; // -
+  const digits = i;
+  while (i < e && bytes[i] >= 48 && bytes[i] <= 57) i++;
+  if (i === digits || (i - digits > 1 && bytes[digits] === 48)) return undefined;
+  if (i < e) {
+    if (bytes[i] !== 46) return undefined; // .
+    const fraction = ++i;
+    while (i < e && bytes[i] >= 48 && bytes[i] <= 57) i++;
+    if (i === fraction || i < e) return undefined;
+  }
+  return [from, e];
 }
 
-/** A step of writing one record: bytes that are the same in every record, or cells of the row under their keys. */
-type Step =
-  | {kind: 'literal'; bytes: Buffer}
-  /** The cells from index `from` on, each as `key` + its JSON string, or as `nullKey` when empty or missing. */
-  | {kind: 'cells'; from: number; keys: Buffer[]; nullKeys: Buffer[]}
-  /** One cell as `key` + its JSON string, also when empty ("" then); `nullKey` when the row lacks it. */
-  | {kind: 'text'; index: number; key: Buffer; nullKey: Buffer}
-  /** One cell as `key` + its keyed hash, or as `nullKey` when empty or missing. */
-  | {kind: 'hash'; index: number; key: Buffer; nullKey: Buffer};
-
-/** Steps and what bounds the bytes they write for a row. */
-interface Steps {
-  steps: Step[];
-  /** Bytes of a record without its cells' text; values it holds (each at most two quotes). */
+/** The fields a long shape writes around each answer: the answer field, and the constants after it. */
+interface AnswerPart {
+  /** Per answer cell: its index in the row, its constants' bytes, whether it is hashed. */
+  cells: Int32Array;
+  constants: Buffer[];
+  hash: Uint8Array;
+  value: Buffer;
+  number: Buffer;
+  /** The constants after the answer and the record's end. */
+  tail: Buffer;
+  /** Bytes of one answer's record beside its cell and the row's part: the most of constants, keys and tail. */
   fixedBytes: number;
-  slots: number;
-  /** Some step writes a cell's text (else the steps write only fixed bytes). */
-  text: boolean;
-}
-
-/** A cell of a long shape's records: the bytes of its column's constants, and whether it is hashed. */
-interface AnswerStep {
-  index: number;
-  constants: Buffer;
-  hash: boolean;
-}
-
-interface Compiled extends Steps {
-  /** The steps after the answer's fields, with the record's end; the answers (long shapes only). */
-  answer?: {cells: AnswerStep[]; value: Buffer; number: Buffer; after: Steps};
-  /** The most times one cell is written in a record. */
-  repeats: number;
-  /** Some step starts at a cell other than the first: each row's cell offsets are needed. */
-  offsets: boolean;
-}
-
-/** HMAC-SHA-256 in hex and its quotes. */
-const HASH_BYTES = 66;
-
-function bounded(steps: Step[]): Steps {
-  let fixedBytes = 0;
-  let slots = 0;
-  for (const step of steps) {
-    if (step.kind === 'literal') fixedBytes += step.bytes.length;
-    else if (step.kind === 'text') {
-      fixedBytes += step.nullKey.length;
-      slots++;
-    } else if (step.kind === 'hash') fixedBytes += step.nullKey.length + HASH_BYTES;
-    else {
-      fixedBytes += step.nullKeys.reduce((sum, k) => sum + k.length, 0);
-      slots += step.keys.length;
-    }
-  }
-  return {steps, fixedBytes, slots, text: steps.some((step) => step.kind === 'cells' || step.kind === 'text')};
 }
 
 /**
- * A shape compiled into steps: keys escaped once, the constants and braces merged into literals, and
- * fields of consecutive cells merged into one run (a quest stream's row is one run and one literal).
- * A long shape's fields before its answer are one list of steps, those after it another.
- */
-function compile(shape: RecordShape): Compiled {
-  let steps: Step[] = [];
-  let literal = '';
-  let run: {from: number; keys: string[]} | undefined;
-  let first = true;
-  let answer: {cells: AnswerStep[]; value: Buffer; number: Buffer; before: Step[]} | undefined;
-  const flush = (): void => {
-    if (run) {
-      const keys = run.keys.map((k) => Buffer.from(k));
-      steps.push({kind: 'cells', from: run.from, keys, nullKeys: keys.map((k) => Buffer.concat([k, NULL]))});
-    } else if (literal) steps.push({kind: 'literal', bytes: Buffer.from(literal)});
-    run = undefined;
-    literal = '';
-  };
-  const cell = (index: number, key: string): void => {
-    if (literal || (run && run.from + run.keys.length !== index)) flush();
-    run ??= {from: index, keys: []};
-    run.keys.push(key);
-  };
-  const key = (name: string): string => {
-    const head = `${first ? '' : ','}${JSON.stringify(name)}:`;
-    first = false;
-    return head;
-  };
-  const uses = new Map<number, number>();
-  const use = (index: number): void => void uses.set(index, (uses.get(index) ?? 0) + 1);
-  const single = (kind: 'text' | 'hash', index: number, head: string): void => {
-    flush();
-    use(index);
-    steps.push({kind, index, key: Buffer.from(head), nullKey: Buffer.from(`${head}null`)});
-  };
-  for (const field of shape.fields) {
-    // A run of cells ends at any other field; constants and braces gather into one literal.
-    if (run && (field.kind !== 'cell' || field.hash)) flush();
-    if (field.kind === 'answer') {
-      if (answer) continue; // one per shape, as shapeRecords reads it
-      flush();
-      const cells = field.cells.map((c) => {
-        const saved = first;
-        const constants = c.constants.map((k) => key(k.name) + JSON.stringify(k.value)).join('');
-        first = saved;
-        use(c.index);
-        return {index: c.index, constants: Buffer.from(constants), hash: c.hash === true};
-      });
-      // Every cell's constants have the same names; after them no key is the first.
-      first = first && !field.cells.some((c) => c.constants.length > 0);
-      answer = {cells, value: Buffer.from(key(field.value)), number: Buffer.from(key(field.number)), before: steps};
-      steps = [];
-    } else if (field.kind === 'constant') {
-      literal += key(field.name) + JSON.stringify(field.value);
-    } else if (field.kind === 'text') {
-      single('text', field.index, key(field.name));
-    } else if (field.kind === 'cell') {
-      if (field.hash) single('hash', field.index, key(field.name));
-      else {
-        use(field.index);
-        cell(field.index, key(field.name));
-      }
-    } else {
-      literal += `${key(field.name)}{`;
-      first = true;
-      for (const c of field.cells) {
-        if (c.hash) single('hash', c.index, key(c.key));
-        else {
-          use(c.index);
-          cell(c.index, key(c.key));
-        }
-      }
-      flush();
-      first = false;
-      literal += '}';
-    }
-  }
-  if (run) flush();
-  literal += '}}}\n';
-  flush();
-  const repeats = Math.max(1, ...uses.values());
-  const all = [...(answer?.before ?? []), ...steps];
-  const offsets =
-    answer !== undefined ||
-    all.some((s) => s.kind === 'text' || s.kind === 'hash' || (s.kind === 'cells' && s.from > 0));
-  if (!answer) return {...bounded(steps), repeats, offsets};
-  const {cells, value, number, before} = answer;
-  return {...bounded(before), answer: {cells, value, number, after: bounded(steps)}, repeats, offsets};
-}
-
-/** Whether text[from, to) is a plain decimal number (PLAIN_NUMBER), checked without a slice. */
-function isPlainNumber(text: string, from: number, to: number): boolean {
-  let i = from;
-  if (text.charCodeAt(i) === 45) i++; // -
-  const digits = (): number => {
-    const start = i;
-    while (i < to && text.charCodeAt(i) >= 48 && text.charCodeAt(i) <= 57) i++;
-    return i - start;
-  };
-  const first = text.charCodeAt(i);
-  const whole = digits();
-  if (whole === 0 || (whole > 1 && first === 48)) return false;
-  if (i === to) return true;
-  if (text.charCodeAt(i) !== 46) return false; // .
-  i++;
-  return digits() > 0 && i === to;
-}
-
-/**
- * Serialises rows of one stream as Airbyte RECORD lines, as their record shape says (see RecordShape),
- * encoded as UTF-8 straight into output buffers. The parts that are the same for every record
- * (stream name and namespace, escaped keys, constants) are encoded once, and each cell is escaped and
- * encoded in one pass: a row costs a copy per part instead of a JSON string per cell, a concatenated
- * line and a second encoding pass over it. A long shape writes a row's fields before its answer once,
- * and copies them into the record of each of its answers.
+ * Serialises rows of one stream as Airbyte RECORD lines, encoded as UTF-8 straight from the CSV's
+ * bytes into output buffers. The record's fields are compiled once into literal bytes around the
+ * cells (keys, fixed values, braces), so a row costs a copy per cell of a literal and one pass
+ * over each cell's bytes: no string, no JSON.stringify. Empty cells become null (the CSV cannot
+ * tell an empty answer from none), unless their field keeps them. A hashed cell is the one place a
+ * cell becomes a string: its keyed hash is written instead. A long shape (an `answer` field) writes
+ * the row's fields before the answer once per row, and copies them into the record of each
+ * non-empty answer cell.
  */
 export class RecordEncoder {
-  private readonly compiled: Compiled;
+  /** Before the emitted_at time stamp, and after it up to the first cell. */
   private readonly prefix: string;
+  private readonly lead: string;
+  /** Per cell written: its index in the row, whether an empty one is "" rather than null, whether it is hashed. */
+  private readonly cells: Int32Array;
+  private readonly keepEmpty: Uint8Array;
+  private readonly hash: Uint8Array;
+  /** Per cell written: the bytes that follow it (its closing quote, or null, then the literal up to the next). */
+  private readonly close: Buffer[];
+  private readonly nullClose: Buffer[];
+  private readonly emptyClose: Buffer[];
+  private readonly fixedBytes: number;
   private readonly salt: string;
-  /** Where each cell of the row being written starts in the packed text (when a step needs it). */
-  private starts = new Int32Array(64);
-  /** A long shape's row: its record's start, written once per row. */
-  private rowHead = Buffer.allocUnsafeSlow(1024);
+  private readonly answer?: AnswerPart;
+  /** A long shape's row part (head and the fields before the answer), written once per row. */
+  private rowPart = new Uint8Array(1024);
+  /** A hashed cell's text. */
+  private text = new Uint8Array(256);
 
   constructor(readonly shape: RecordShape) {
-    const {stream} = shape;
+    const {stream, fields} = shape;
+    this.salt = shape.hashSalt ?? '';
     const namespace = stream.namespace ? `"namespace":${JSON.stringify(stream.namespace)},` : '';
     this.prefix = `{"type":"RECORD","record":{${namespace}"stream":${JSON.stringify(stream.name)},"emitted_at":`;
-    this.compiled = compile(shape);
-    this.salt = shape.hashSalt ?? '';
+    const literals: string[] = [];
+    const cells: number[] = [];
+    const keep: number[] = [];
+    const hash: number[] = [];
+    let literal = ',"data":{';
+    const key = (name: string, first: boolean): string => `${first ? '' : ','}${JSON.stringify(name)}:`;
+    const cell = (index: number, keepEmpty: boolean, hashed?: boolean): void => {
+      literals.push(literal);
+      cells.push(index);
+      keep.push(keepEmpty ? 1 : 0);
+      hash.push(hashed ? 1 : 0);
+      literal = '';
+    };
+    const at = fields.findIndex((f) => f.kind === 'answer');
+    const before = at < 0 ? fields : fields.slice(0, at);
+    // Keys go out in the shape's order, each escaped by JSON.stringify: any header text is a key.
+    before.forEach((field, f) => {
+      if (field.kind === 'answer') return;
+      literal += key(field.name, f === 0);
+      if (field.kind === 'constant') literal += JSON.stringify(field.value);
+      else if (field.kind === 'cell' || field.kind === 'text')
+        cell(field.index, field.kind === 'text', field.kind === 'cell' && field.hash);
+      else {
+        literal += '{';
+        field.cells.forEach((c, i) => {
+          literal += key(c.key, i === 0);
+          cell(c.index, false, c.hash);
+        });
+        literal += '}';
+      }
+    });
+    if (at < 0) literals.push(`${literal}}}}\n`);
+    else {
+      literals.push(literal);
+      this.answer = answerPart(fields, at, key);
+    }
+    this.lead = literals[0];
+    this.cells = Int32Array.from(cells);
+    this.keepEmpty = Uint8Array.from(keep);
+    this.hash = Uint8Array.from(hash);
+    const after = literals.slice(1);
+    this.close = after.map((l) => Buffer.from(`"${l}`));
+    this.nullClose = after.map((l) => Buffer.from(`null${l}`));
+    this.emptyClose = after.map((l) => Buffer.from(`""${l}`));
+    // The time stamp has at most 16 digits until the year 2286; a cell's opening quote is 1 byte.
+    this.fixedBytes =
+      Buffer.byteLength(this.prefix) +
+      16 +
+      Buffer.byteLength(this.lead) +
+      after.reduce(
+        (sum, _, j) => sum + Math.max(this.close[j].length + 1 + this.hash[j] * HASH_BYTES, this.nullClose[j].length),
+        0
+      );
+  }
+
+  /** The start of every line of a batch: up to the first cell, with the batch's time stamp. */
+  head(emittedAt: number): Buffer {
+    return Buffer.from(`${this.prefix}${emittedAt}${this.lead}`);
+  }
+
+  /** The most bytes row r of the batch can take as its line (or, for a long shape, its lines). */
+  most(batch: RowBatch, r: number): number {
+    const k = r * (batch.width + 1);
+    const {cells, width} = batch;
+    const answer = this.answer;
+    if (!answer) return this.fixedBytes + 6 * (cells[k + width] - cells[k]);
+    const rowMost = this.partMost(batch, k);
+    let most = 0;
+    for (let a = 0; a < answer.cells.length; a++) {
+      const i = answer.cells[a];
+      if (i >= width) continue;
+      const length = cells[k + i + 1] - 1 - cells[k + i];
+      // The row's part, the answer's fixed bytes, the value escaped, the number as it is (or its hash).
+      if (length > 0) most += rowMost + answer.fixedBytes + 7 * length;
+    }
+    return most;
+  }
+
+  /**
+   * Writes rows from `from` on as lines into buf at `at`, as many as surely fit; returns the next
+   * row to write and where the bytes end. None fits when the first row needs more than the room left.
+   */
+  fill(batch: RowBatch, from: number, head: Buffer, buf: Uint8Array, at: number): {next: number; end: number} {
+    const stride = batch.width + 1;
+    let o = at;
+    let r = from;
+    for (; r < batch.rows; r++) {
+      if (this.answer) {
+        if (o + this.most(batch, r) > buf.length) break;
+        o = this.answers(batch, r * stride, head, buf, o);
+        continue;
+      }
+      const k = r * stride;
+      if (o + this.fixedBytes + 6 * (batch.cells[k + batch.width] - batch.cells[k]) > buf.length) break;
+      o = this.fields(batch, k, copy(head, buf, o), buf);
+    }
+    return {next: r, end: o};
+  }
+
+  /** The row's fields (from the head on) at o; returns where they end. */
+  private fields(batch: RowBatch, k: number, at: number, buf: Uint8Array): number {
+    const {bytes, cells, width} = batch;
+    const refs = this.cells;
+    const {keepEmpty, hash, close, nullClose, emptyClose} = this;
+    let o = at;
+    for (let j = 0; j < refs.length; j++) {
+      if (refs[j] >= width) {
+        // A field of a cell the file's rows do not have.
+        o = copy(nullClose[j], buf, o);
+        continue;
+      }
+      const c = k + refs[j];
+      let i = cells[c];
+      let e = cells[c + 1] - 1;
+      // The cell's text: a quoted cell's lies inside its quotes, with each quote in it doubled.
+      const quoted = bytes[i] === QUOTE && e > i;
+      if (quoted) {
+        i++;
+        e--;
+      }
+      if (i === e) {
+        o = copy(keepEmpty[j] ? emptyClose[j] : nullClose[j], buf, o);
+        continue;
+      }
+      o = hash[j] ? this.writeHash(bytes, cells[c], cells[c + 1] - 1, buf, o) : writeText(bytes, i, e, quoted, buf, o);
+      o = copy(close[j], buf, o);
+    }
+    return o;
+  }
+
+  /** The most bytes a long shape's row part (head and the fields before the answer) takes: from its own cells only. */
+  private partMost(batch: RowBatch, k: number): number {
+    let chars = 0;
+    for (let j = 0; j < this.cells.length; j++) {
+      const i = this.cells[j];
+      if (i < batch.width) chars += batch.cells[k + i + 1] - batch.cells[k + i];
+    }
+    return this.fixedBytes + 6 * chars;
+  }
+
+  /** A long shape's records of the row whose cells begin at cells[k]: one per non-empty answer cell. */
+  private answers(batch: RowBatch, k: number, head: Buffer, buf: Uint8Array, at: number): number {
+    const answer = this.answer as AnswerPart;
+    const {bytes, cells, width} = batch;
+    const partMost = this.partMost(batch, k);
+    if (partMost > this.rowPart.length) this.rowPart = new Uint8Array(Math.max(partMost, 2 * this.rowPart.length));
+    const part = this.rowPart;
+    const partEnd = this.fields(batch, k, copy(head, part, 0), part);
+    let o = at;
+    for (let a = 0; a < answer.cells.length; a++) {
+      const index = answer.cells[a];
+      if (index >= width) continue;
+      const start = cells[k + index];
+      const end = cells[k + index + 1] - 1;
+      const quoted = bytes[start] === QUOTE && end > start;
+      if (end - start === (quoted ? 2 : 0)) continue;
+      buf.set(part.subarray(0, partEnd), o);
+      o += partEnd;
+      o = copy(answer.constants[a], buf, o);
+      o = copy(answer.value, buf, o);
+      const number = answer.hash[a] ? undefined : plainNumber(bytes, start, end);
+      if (answer.hash[a]) o = this.writeHash(bytes, start, end, buf, o);
+      else {
+        o = writeText(bytes, quoted ? start + 1 : start, quoted ? end - 1 : end, quoted, buf, o);
+      }
+      buf[o++] = QUOTE;
+      o = copy(answer.number, buf, o);
+      if (number) {
+        buf.set(bytes.subarray(number[0], number[1]), o);
+        o += number[1] - number[0];
+      } else o = copy(NULL, buf, o);
+      o = copy(answer.tail, buf, o);
+    }
+    return o;
+  }
+
+  /** The keyed hash of the raw cell bytes[start, end) as `"<hex>` (the caller closes it); returns where it ends. */
+  private writeHash(bytes: Uint8Array, start: number, end: number, buf: Uint8Array, at: number): number {
+    if (this.text.length < end - start) this.text = new Uint8Array(Math.max(end - start, 2 * this.text.length));
+    const value = decodeWtf8(this.text, 0, cellText(bytes, start, end, this.text, 0));
+    buf[at] = QUOTE;
+    return (
+      at +
+      1 +
+      Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength).write(keyedHash(this.salt, value), at + 1, 'latin1')
+    );
   }
 
   /**
    * The rows as lines, in buffers of `batchBytes` (the last one partly filled; a line larger than a
    * batch gets a buffer of its own). Each buffer owns its memory, so it can be transferred.
    */
-  encode(packed: PackedRows, emittedAt: number, batchBytes: number): Uint8Array[] {
-    const {text, lengths} = packed;
-    const {repeats, offsets, answer} = this.compiled;
-    // The head's time stamp has at most 16 digits until the year 2286; `,"data":{` is 9 bytes.
-    const headBytes = Buffer.byteLength(this.prefix) + 16 + 9;
-    const head = Buffer.from(`${this.prefix}${emittedAt},"data":{`);
+  encode(batch: RowBatch, emittedAt: number, batchBytes: number): Uint8Array[] {
+    const head = this.head(emittedAt);
     const out: Uint8Array[] = [];
-    let buf = Buffer.allocUnsafeSlow(batchBytes);
-    let at = 0;
-    const room = (most: number): void => {
-      if (at + most <= buf.length) return;
-      if (at > 0) out.push(buf.subarray(0, at));
-      buf = Buffer.allocUnsafeSlow(Math.max(batchBytes, most));
-      at = 0;
-    };
-    let k = 0;
-    let pos = 0;
-    for (let r = 0; r < packed.rows; r++) {
-      const cells = lengths[k];
-      if (offsets && cells > this.starts.length) this.starts = new Int32Array(Math.max(cells, 2 * this.starts.length));
-      const starts = this.starts;
-      let chars = 0;
-      for (let i = 0; i < cells; i++) {
-        if (offsets) starts[i] = pos + chars;
-        chars += lengths[k + 1 + i];
-      }
-      const row: Row = {text, lengths, k, cells, pos};
-      // A UTF-16 unit is at most 3 bytes of UTF-8, or 6 when JSON escapes it (\u001f).
-      const most = (steps: Steps): number =>
-        steps.fixedBytes + 2 * steps.slots + (steps.text ? 6 * repeats * chars : 0);
-      if (!answer) {
-        room(headBytes + most(this.compiled));
-        buf.set(head, at);
-        at = this.write(this.compiled.steps, row, buf, at + head.length);
-      } else {
-        const headMost = headBytes + most(this.compiled);
-        if (headMost > this.rowHead.length)
-          this.rowHead = Buffer.allocUnsafeSlow(Math.max(headMost, 2 * this.rowHead.length));
-        head.copy(this.rowHead, 0);
-        const headLength = this.write(this.compiled.steps, row, this.rowHead, head.length);
-        const afterMost = most(answer.after);
-        for (const cell of answer.cells) {
-          const len = cell.index < cells ? lengths[k + 1 + cell.index] : 0;
-          if (len === 0) continue;
-          const from = starts[cell.index];
-          room(
-            headLength +
-              cell.constants.length +
-              answer.value.length +
-              answer.number.length +
-              6 * len +
-              HASH_BYTES +
-              len +
-              4 +
-              afterMost
-          );
-          this.rowHead.copy(buf, at, 0, headLength);
-          at += headLength;
-          buf.set(cell.constants, at);
-          at += cell.constants.length;
-          buf.set(answer.value, at);
-          at += answer.value.length;
-          at = cell.hash
-            ? this.writeHash(text, from, from + len, buf, at)
-            : writeJsonString(text, from, from + len, buf, at);
-          buf.set(answer.number, at);
-          at += answer.number.length;
-          if (!cell.hash && isPlainNumber(text, from, from + len))
-            at += buf.write(text.slice(from, from + len), at, 'latin1');
-          else {
-            buf.set(NULL, at);
-            at += NULL.length;
-          }
-          at = this.write(answer.after.steps, row, buf, at);
-        }
-      }
-      pos += chars;
-      k += cells + 1;
+    let r = 0;
+    while (r < batch.rows) {
+      const buf = Buffer.allocUnsafeSlow(Math.max(batchBytes, this.most(batch, r)));
+      const {next, end} = this.fill(batch, r, head, buf, 0);
+      out.push(buf.subarray(0, end));
+      r = next;
     }
-    if (at > 0) out.push(buf.subarray(0, at));
     return out;
-  }
-
-  /** The row's part of a record, as the steps say, at `at`; returns where it ends. */
-  private write(steps: readonly Step[], row: Row, buf: Buffer, at: number): number {
-    const {text, lengths, k, cells, pos} = row;
-    const starts = this.starts;
-    for (let s = 0; s < steps.length; s++) {
-      const step = steps[s];
-      if (step.kind === 'literal') {
-        buf.set(step.bytes, at);
-        at += step.bytes.length;
-      } else if (step.kind === 'cells') {
-        const {from, keys, nullKeys} = step;
-        let p = from === 0 ? pos : starts[from];
-        for (let j = 0; j < keys.length; j++) {
-          const i = from + j;
-          const len = i < cells ? lengths[k + 1 + i] : 0;
-          if (len === 0) {
-            const key = nullKeys[j];
-            buf.set(key, at);
-            at += key.length;
-            continue;
-          }
-          const key = keys[j];
-          buf.set(key, at);
-          at = writeJsonString(text, p, p + len, buf, at + key.length);
-          p += len;
-        }
-      } else {
-        const len = step.index < cells ? lengths[k + 1 + step.index] : 0;
-        if (step.index >= cells || (step.kind === 'hash' && len === 0)) {
-          buf.set(step.nullKey, at);
-          at += step.nullKey.length;
-          continue;
-        }
-        buf.set(step.key, at);
-        const from = starts[step.index];
-        at =
-          step.kind === 'hash'
-            ? this.writeHash(text, from, from + len, buf, at + step.key.length)
-            : writeJsonString(text, from, from + len, buf, at + step.key.length);
-      }
-    }
-    return at;
-  }
-
-  private writeHash(text: string, from: number, to: number, buf: Buffer, at: number): number {
-    buf[at] = QUOTE;
-    at += 1 + buf.write(keyedHash(this.salt, text.slice(from, to)), at + 1, 'latin1');
-    buf[at] = QUOTE;
-    return at + 1;
   }
 }
 
-/** The row being written: the packed text and lengths, where its lengths and its text start. */
-interface Row {
-  text: string;
-  lengths: Int32Array;
-  k: number;
-  cells: number;
-  pos: number;
+/** `"` and the text of a cell, bytes[i, e), escaped for JSON (a quoted cell's doubled quotes once); returns where it ends. */
+function writeText(bytes: Uint8Array, start: number, e: number, quoted: boolean, buf: Uint8Array, at: number): number {
+  let o = at;
+  buf[o++] = QUOTE;
+  for (let i = start; i < e; i++) {
+    const ch = bytes[i];
+    if (ESCAPE[ch] === 0) {
+      buf[o++] = ch;
+      continue;
+    }
+    o = writeEscape(bytes, i, buf, o);
+    if (ch === QUOTE) {
+      if (quoted) i++;
+    } else if (ch === 0xed && bytes[i + 1] >= 0xa0) {
+      i += 2;
+    }
+  }
+  return o;
+}
+
+/** The bytes a long shape writes around each answer (see RecordField 'answer'); only constants may follow it. */
+function answerPart(
+  fields: readonly RecordField[],
+  at: number,
+  key: (name: string, first: boolean) => string
+): AnswerPart {
+  const field = fields[at];
+  if (field.kind !== 'answer') throw new Error('answerPart: not an answer field');
+  const first = at === 0;
+  const constants = field.cells.map((c) =>
+    Buffer.from(c.constants.map((k, i) => key(k.name, first && i === 0) + JSON.stringify(k.value)).join(''))
+  );
+  const noConstants = field.cells.every((c) => c.constants.length === 0);
+  let tail = '';
+  for (const after of fields.slice(at + 1)) {
+    if (after.kind !== 'constant') throw new Error(`a long shape has only constants after its answer (${after.kind})`);
+    tail += key(after.name, false) + JSON.stringify(after.value);
+  }
+  const value = Buffer.from(key(field.value, first && noConstants));
+  const number = Buffer.from(key(field.number, false));
+  const end = Buffer.from(`${tail}}}}\n`);
+  const most = Math.max(0, ...constants.map((c) => c.length));
+  return {
+    cells: Int32Array.from(field.cells.map((c) => c.index)),
+    constants,
+    hash: Uint8Array.from(field.cells.map((c) => (c.hash ? 1 : 0))),
+    value,
+    number,
+    tail: end,
+    fixedBytes: most + value.length + 2 + HASH_BYTES + number.length + NULL.length + end.length,
+  };
 }

@@ -1,4 +1,5 @@
 import {keyedHash} from '../core/keyed-hash';
+import {QUOTE, RowBatch} from '../csv/rows';
 
 /**
  * What a sync hands to the protocol layer. The sync layer decides what to emit and when; the
@@ -28,7 +29,8 @@ export type RecordField =
   /**
    * One record per non-empty cell of `cells` (none for a row without answers): the fields before this
    * one, then the cell's constants, the cell as text under `value` and, when it is a plain decimal
-   * number, as a JSON number under `number` (else null), then the fields after it. At most one per shape.
+   * number, as a JSON number under `number` (else null), then the fields after it, which are constants.
+   * At most one per shape.
    */
   | {kind: 'answer'; cells: readonly AnswerCell[]; value: string; number: string};
 
@@ -101,13 +103,21 @@ export function shapeRecords(shape: RecordShape, row: readonly string[]): Record
  * How many records a shape makes of rows: one a row, or for a shape with an `answer` field one per
  * non-empty answer cell (what shapeRecords makes, counted without making them). STATE counts use it.
  */
-export function recordCounter(shape: RecordShape): (rows: readonly (readonly string[])[]) => number {
+export function recordCounter(shape: RecordShape): (rows: RowBatch) => number {
   const answer = shape.fields.find((f) => f.kind === 'answer');
-  if (!answer) return (rows) => rows.length;
+  if (!answer) return (batch) => batch.rows;
   const indexes = answer.cells.map((c) => c.index);
-  return (rows) => {
+  return ({bytes, cells, rows, width}) => {
     let count = 0;
-    for (const row of rows) for (const i of indexes) if (row[i]) count++;
+    for (let r = 0, k = 0; r < rows; r++, k += width + 1) {
+      for (const i of indexes) {
+        if (i >= width) continue;
+        // The raw cell (see RowBatch): empty when it has no bytes, or is a quoted empty text.
+        const start = cells[k + i];
+        const length = cells[k + i + 1] - 1 - start;
+        if (length > 0 && !(length === 2 && bytes[start] === QUOTE)) count++;
+      }
+    }
     return count;
   };
 }
@@ -128,8 +138,8 @@ function fieldValue(
 
 /** Writes the rows of one export window as records of its stream. */
 export interface RowWriter {
-  /** A returned promise means: wait before writing more. */
-  write(rows: readonly string[][]): Promise<void> | undefined;
+  /** The batch's memory goes with it (it may move to another thread). A returned promise means: wait before writing more. */
+  write(rows: RowBatch): Promise<void> | undefined;
 }
 
 export interface SyncOutput {

@@ -9,6 +9,7 @@ import {DownloadCutOff, ExportFile, Framing} from '../../src/api/download';
 import {ExportStatus} from '../../src/api/export-status';
 import {Cancelled} from '../../src/core/errors';
 import {Runtime} from '../../src/core/runtime';
+import {rowStrings} from '../../src/csv/rows';
 import {TimeWindow} from '../../src/core/time';
 import {ConnectorLogger} from '../../src/protocol/logger';
 import {MessageWriter} from '../../src/protocol/output';
@@ -243,7 +244,7 @@ export function recordingOutput(): SyncOutput & {recorded: Recorded} {
       write: (rows) => {
         const text = (v: unknown): string => (v !== null && typeof v === 'object' ? JSON.stringify(v) : String(v));
         rowsOf(shape.stream).push(
-          ...rows.flatMap((r) => shapeRecords(shape, r).map((record) => Object.values(record).map(text)))
+          ...rowStrings(rows).flatMap((r) => shapeRecords(shape, r).map((record) => Object.values(record).map(text)))
         );
         return undefined;
       },

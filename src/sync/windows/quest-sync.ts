@@ -1,5 +1,6 @@
 import {connectorError} from '../../core/errors';
 import {describeWindow, formatDuration} from '../../core/time';
+import {RowBatch} from '../../csv/rows';
 import {JobResult} from '../exports/export-job';
 import {ExportJobs, newPiece, Piece} from '../exports/export-jobs';
 import {decide, describeSetback, halves, reusable, Setback} from '../exports/export-policy';
@@ -108,6 +109,7 @@ export class QuestSync {
       }
     } finally {
       endTurn?.();
+      w.files.resume?.close();
     }
   }
 
@@ -117,7 +119,7 @@ export class QuestSync {
     const {checkpoints} = this;
     const where = `window ${describeWindow(piece.window)}`;
     let writer: RowWriter | undefined;
-    let recordsIn: (rows: readonly (readonly string[])[]) => number = (rows) => rows.length;
+    let recordsIn: (rows: RowBatch) => number = (rows) => rows.rows;
     const outcome = await readExportFile(
       {
         api: this.ctx.api,
@@ -142,6 +144,7 @@ export class QuestSync {
               writer = this.ctx.output.rowWriter(shape);
               recordsIn = recordCounter(shape);
             }
+            // Before the write: the batch's memory goes with it.
             const count = recordsIn(rows);
             this.total += count;
             checkpoints.rowsWritten(count);
