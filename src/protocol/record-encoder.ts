@@ -1,6 +1,7 @@
 import {keyedHash} from '../core/keyed-hash';
+import {writeRfc3339} from '../core/time-text';
 import {cellText, decodeWtf8, QUOTE, RowBatch} from '../csv/rows';
-import {RecordField, RecordShape} from '../sync/output-port';
+import {RecordField, RecordShape, unreadableTime} from '../sync/output-port';
 
 const BACKSLASH = 92;
 const HEX = Buffer.from('0123456789abcdef');
@@ -68,13 +69,23 @@ function copy(from: Uint8Array, out: Uint8Array, o: number): number {
   return o + from.length;
 }
 
-/** A cell hashed: HMAC-SHA-256 in hex, 64 bytes between its quotes. */
+/** How a cell is written: as text (empty is null), as text kept when empty, as a time (RFC 3339), or as its keyed hash. */
+const CELL = 0;
+const TEXT = 1;
+const TIME = 2;
+const HASH = 3;
+/** A hashed cell: HMAC-SHA-256 in hex, 64 bytes between its quotes. */
 const HASH_BYTES = 64;
 const NULL = Buffer.from('null');
 
+/** The end of a record, and of one with changes (`meta.changes`, between the two). */
+const END = Buffer.from('}}\n');
+const META_OPEN = Buffer.from(',"meta":{"changes":[');
+const META_CLOSE = Buffer.from(']}}}\n');
+
 /**
  * Whether the raw cell bytes[start, end) is a plain decimal number (PLAIN_NUMBER in output-port.ts):
- * its bytes, without the quotes of a quoted cell, as its text; else undefined.
+ * where its text lies (inside the quotes of a quoted cell), else undefined.
  */
 function plainNumber(bytes: Uint8Array, start: number, end: number): [number, number] | undefined {
   let i = start;
@@ -97,7 +108,7 @@ function plainNumber(bytes: Uint8Array, start: number, end: number): [number, nu
   return [from, e];
 }
 
-/** The fields a long shape writes around each answer: the answer field, and the constants after it. */
+/** What a long shape writes around each answer (RecordField 'answer'). */
 interface AnswerPart {
   /** Per answer cell: its index in the row, its constants' bytes, whether it is hashed. */
   cells: Int32Array;
@@ -105,9 +116,9 @@ interface AnswerPart {
   hash: Uint8Array;
   value: Buffer;
   number: Buffer;
-  /** The constants after the answer and the record's end. */
+  /** The constants after the answer and the close of `data`. */
   tail: Buffer;
-  /** Bytes of one answer's record beside its cell and the row's part: the most of constants, keys and tail. */
+  /** The most bytes of one answer's record beside the row's part and its cell's text. */
   fixedBytes: number;
 }
 
@@ -116,24 +127,33 @@ interface AnswerPart {
  * bytes into output buffers. The record's fields are compiled once into literal bytes around the
  * cells (keys, fixed values, braces), so a row costs a copy per cell of a literal and one pass
  * over each cell's bytes: no string, no JSON.stringify. Empty cells become null (the CSV cannot
- * tell an empty answer from none), unless their field keeps them. A hashed cell is the one place a
- * cell becomes a string: its keyed hash is written instead. A long shape (an `answer` field) writes
- * the row's fields before the answer once per row, and copies them into the record of each
- * non-empty answer cell.
+ * tell an empty answer from none), unless their field keeps them. A time field's cell is written
+ * as RFC 3339 in UTC; one that is not a time is null, and the record says so in `meta.changes`. A
+ * hashed cell is the one cell made a string: its keyed hash is written instead. A long shape (an
+ * `answer` field) writes the row's fields before the answer once per row, and copies them into the
+ * record of each non-empty answer cell.
  */
 export class RecordEncoder {
   /** Before the emitted_at time stamp, and after it up to the first cell. */
   private readonly prefix: string;
   private readonly lead: string;
-  /** Per cell written: its index in the row, whether an empty one is "" rather than null, whether it is hashed. */
+  /** Per cell written: its index in the row, and how it is written (CELL, TEXT, TIME, HASH). */
   private readonly cells: Int32Array;
-  private readonly keepEmpty: Uint8Array;
-  private readonly hash: Uint8Array;
+  private readonly kinds: Uint8Array;
   /** Per cell written: the bytes that follow it (its closing quote, or null, then the literal up to the next). */
   private readonly close: Buffer[];
   private readonly nullClose: Buffer[];
   private readonly emptyClose: Buffer[];
+  /** Per cell written: its entry of meta.changes when it is nulled (a time that is not one). */
+  private readonly nulled: Buffer[];
+  /** The cells of the row being written that changed, and how many. */
+  private readonly changed: Int32Array;
+  private changes = 0;
   private readonly fixedBytes: number;
+  /** The most bytes a record's end takes (with its meta.changes). */
+  private readonly endBytes: number;
+  /** The most times one cell is written in a record: each costs up to 6 bytes a byte of the cell. */
+  private readonly repeats: number;
   private readonly salt: string;
   private readonly answer?: AnswerPart;
   /** A long shape's row part (head and the fields before the answer), written once per row. */
@@ -148,57 +168,63 @@ export class RecordEncoder {
     this.prefix = `{"type":"RECORD","record":{${namespace}"stream":${JSON.stringify(stream.name)},"emitted_at":`;
     const literals: string[] = [];
     const cells: number[] = [];
-    const keep: number[] = [];
-    const hash: number[] = [];
+    const kinds: number[] = [];
+    const names: string[] = [];
     let literal = ',"data":{';
     const key = (name: string, first: boolean): string => `${first ? '' : ','}${JSON.stringify(name)}:`;
-    const cell = (index: number, keepEmpty: boolean, hashed?: boolean): void => {
+    const cell = (index: number, kind: number, name: string): void => {
       literals.push(literal);
       cells.push(index);
-      keep.push(keepEmpty ? 1 : 0);
-      hash.push(hashed ? 1 : 0);
+      kinds.push(kind);
+      names.push(name);
       literal = '';
     };
     const at = fields.findIndex((f) => f.kind === 'answer');
-    const before = at < 0 ? fields : fields.slice(0, at);
     // Keys go out in the shape's order, each escaped by JSON.stringify: any header text is a key.
-    before.forEach((field, f) => {
+    (at < 0 ? fields : fields.slice(0, at)).forEach((field, f) => {
       if (field.kind === 'answer') return;
       literal += key(field.name, f === 0);
       if (field.kind === 'constant') literal += JSON.stringify(field.value);
-      else if (field.kind === 'cell' || field.kind === 'text')
-        cell(field.index, field.kind === 'text', field.kind === 'cell' && field.hash);
+      else if (field.kind === 'cell') cell(field.index, field.hash ? HASH : CELL, field.name);
+      else if (field.kind === 'text') cell(field.index, TEXT, field.name);
+      else if (field.kind === 'time') cell(field.index, TIME, field.name);
       else {
         literal += '{';
         field.cells.forEach((c, i) => {
           literal += key(c.key, i === 0);
-          cell(c.index, false, c.hash);
+          cell(c.index, c.hash ? HASH : CELL, c.key);
         });
         literal += '}';
       }
     });
-    if (at < 0) literals.push(`${literal}}}}\n`);
-    else {
-      literals.push(literal);
-      this.answer = answerPart(fields, at, key);
-    }
+    // A long shape's row part ends where its answers' records go on.
+    literals.push(at < 0 ? `${literal}}` : literal);
     this.lead = literals[0];
     this.cells = Int32Array.from(cells);
-    this.keepEmpty = Uint8Array.from(keep);
-    this.hash = Uint8Array.from(hash);
+    this.kinds = Uint8Array.from(kinds);
+    this.changed = new Int32Array(cells.length);
     const after = literals.slice(1);
     this.close = after.map((l) => Buffer.from(`"${l}`));
     this.nullClose = after.map((l) => Buffer.from(`null${l}`));
     this.emptyClose = after.map((l) => Buffer.from(`""${l}`));
+    this.nulled = names.map((name) => Buffer.from(JSON.stringify(unreadableTime(name))));
+    const uses = new Map<number, number>();
+    for (const index of cells) uses.set(index, (uses.get(index) ?? 0) + 1);
+    this.repeats = Math.max(1, ...uses.values());
+    const changes = kinds.reduce((sum, kind, j) => sum + (kind === TIME ? this.nulled[j].length + 1 : 0), 0);
+    this.endBytes = changes ? META_OPEN.length + changes + META_CLOSE.length : END.length;
     // The time stamp has at most 16 digits until the year 2286; a cell's opening quote is 1 byte.
     this.fixedBytes =
       Buffer.byteLength(this.prefix) +
       16 +
       Buffer.byteLength(this.lead) +
       after.reduce(
-        (sum, _, j) => sum + Math.max(this.close[j].length + 1 + this.hash[j] * HASH_BYTES, this.nullClose[j].length),
+        (sum, _, j) =>
+          sum + Math.max(this.close[j].length + 1 + (kinds[j] === HASH ? HASH_BYTES : 0), this.nullClose[j].length),
         0
-      );
+      ) +
+      this.endBytes;
+    if (at >= 0) this.answer = answerPart(fields, at, key, this.endBytes);
   }
 
   /** The start of every line of a batch: up to the first cell, with the batch's time stamp. */
@@ -211,15 +237,15 @@ export class RecordEncoder {
     const k = r * (batch.width + 1);
     const {cells, width} = batch;
     const answer = this.answer;
-    if (!answer) return this.fixedBytes + 6 * (cells[k + width] - cells[k]);
-    const rowMost = this.partMost(batch, k);
+    if (!answer) return this.fixedBytes + 6 * this.repeats * (cells[k + width] - cells[k]);
+    const part = this.partMost(batch, k);
     let most = 0;
     for (let a = 0; a < answer.cells.length; a++) {
       const i = answer.cells[a];
       if (i >= width) continue;
       const length = cells[k + i + 1] - 1 - cells[k + i];
-      // The row's part, the answer's fixed bytes, the value escaped, the number as it is (or its hash).
-      if (length > 0) most += rowMost + answer.fixedBytes + 7 * length;
+      // The row's part, the answer's fixed bytes, its text escaped and its number as it is (or its hash).
+      if (length > 0) most += part + answer.fixedBytes + 7 * length;
     }
     return most;
   }
@@ -233,24 +259,25 @@ export class RecordEncoder {
     let o = at;
     let r = from;
     for (; r < batch.rows; r++) {
+      const k = r * stride;
       if (this.answer) {
         if (o + this.most(batch, r) > buf.length) break;
-        o = this.answers(batch, r * stride, head, buf, o);
+        o = this.answers(batch, k, head, buf, o);
         continue;
       }
-      const k = r * stride;
-      if (o + this.fixedBytes + 6 * (batch.cells[k + batch.width] - batch.cells[k]) > buf.length) break;
-      o = this.fields(batch, k, copy(head, buf, o), buf);
+      if (o + this.fixedBytes + 6 * this.repeats * (batch.cells[k + batch.width] - batch.cells[k]) > buf.length) break;
+      o = this.end(buf, this.fields(batch, k, copy(head, buf, o), buf));
     }
     return {next: r, end: o};
   }
 
-  /** The row's fields (from the head on) at o; returns where they end. */
+  /** The row's fields after the head at o, its changes counted; returns where they end. */
   private fields(batch: RowBatch, k: number, at: number, buf: Uint8Array): number {
     const {bytes, cells, width} = batch;
     const refs = this.cells;
-    const {keepEmpty, hash, close, nullClose, emptyClose} = this;
+    const {kinds, close, nullClose, emptyClose, changed} = this;
     let o = at;
+    let changes = 0;
     for (let j = 0; j < refs.length; j++) {
       if (refs[j] >= width) {
         // A field of a cell the file's rows do not have.
@@ -267,31 +294,58 @@ export class RecordEncoder {
         e--;
       }
       if (i === e) {
-        o = copy(keepEmpty[j] ? emptyClose[j] : nullClose[j], buf, o);
+        o = copy(kinds[j] === TEXT ? emptyClose[j] : nullClose[j], buf, o);
         continue;
       }
-      o = hash[j] ? this.writeHash(bytes, cells[c], cells[c + 1] - 1, buf, o) : writeText(bytes, i, e, quoted, buf, o);
+      if (kinds[j] === TIME) {
+        // A time has no quote, so a quoted one's text is its bytes inside the quotes.
+        const end = writeRfc3339(bytes, i, e, buf, o + 1);
+        if (end < 0) {
+          o = copy(nullClose[j], buf, o);
+          changed[changes++] = j;
+        } else {
+          buf[o] = QUOTE;
+          o = copy(close[j], buf, end);
+        }
+        continue;
+      }
+      o =
+        kinds[j] === HASH
+          ? this.writeHash(bytes, cells[c], cells[c + 1] - 1, buf, o)
+          : writeText(bytes, i, e, quoted, buf, o);
       o = copy(close[j], buf, o);
     }
+    this.changes = changes;
     return o;
   }
 
-  /** The most bytes a long shape's row part (head and the fields before the answer) takes: from its own cells only. */
+  /** The end of a record: with the changes of the row's fields (meta.changes), if any. */
+  private end(buf: Uint8Array, at: number): number {
+    if (this.changes === 0) return copy(END, buf, at);
+    let o = copy(META_OPEN, buf, at);
+    for (let n = 0; n < this.changes; n++) {
+      if (n > 0) buf[o++] = 44; // ,
+      o = copy(this.nulled[this.changed[n]], buf, o);
+    }
+    return copy(META_CLOSE, buf, o);
+  }
+
+  /** The most bytes a long shape's row part (head and the fields before the answer) takes: from its own cells. */
   private partMost(batch: RowBatch, k: number): number {
-    let chars = 0;
+    let bytes = 0;
     for (let j = 0; j < this.cells.length; j++) {
       const i = this.cells[j];
-      if (i < batch.width) chars += batch.cells[k + i + 1] - batch.cells[k + i];
+      if (i < batch.width) bytes += batch.cells[k + i + 1] - batch.cells[k + i];
     }
-    return this.fixedBytes + 6 * chars;
+    return this.fixedBytes + 6 * this.repeats * bytes;
   }
 
   /** A long shape's records of the row whose cells begin at cells[k]: one per non-empty answer cell. */
   private answers(batch: RowBatch, k: number, head: Buffer, buf: Uint8Array, at: number): number {
     const answer = this.answer as AnswerPart;
     const {bytes, cells, width} = batch;
-    const partMost = this.partMost(batch, k);
-    if (partMost > this.rowPart.length) this.rowPart = new Uint8Array(Math.max(partMost, 2 * this.rowPart.length));
+    const most = this.partMost(batch, k);
+    if (most > this.rowPart.length) this.rowPart = new Uint8Array(Math.max(most, 2 * this.rowPart.length));
     const part = this.rowPart;
     const partEnd = this.fields(batch, k, copy(head, part, 0), part);
     let o = at;
@@ -303,21 +357,20 @@ export class RecordEncoder {
       const quoted = bytes[start] === QUOTE && end > start;
       if (end - start === (quoted ? 2 : 0)) continue;
       buf.set(part.subarray(0, partEnd), o);
-      o += partEnd;
-      o = copy(answer.constants[a], buf, o);
+      o = copy(answer.constants[a], buf, o + partEnd);
       o = copy(answer.value, buf, o);
-      const number = answer.hash[a] ? undefined : plainNumber(bytes, start, end);
-      if (answer.hash[a]) o = this.writeHash(bytes, start, end, buf, o);
-      else {
-        o = writeText(bytes, quoted ? start + 1 : start, quoted ? end - 1 : end, quoted, buf, o);
-      }
+      const hashed = answer.hash[a] === 1;
+      o = hashed
+        ? this.writeHash(bytes, start, end, buf, o)
+        : writeText(bytes, quoted ? start + 1 : start, quoted ? end - 1 : end, quoted, buf, o);
       buf[o++] = QUOTE;
       o = copy(answer.number, buf, o);
+      const number = hashed ? undefined : plainNumber(bytes, start, end);
       if (number) {
         buf.set(bytes.subarray(number[0], number[1]), o);
         o += number[1] - number[0];
       } else o = copy(NULL, buf, o);
-      o = copy(answer.tail, buf, o);
+      o = this.end(buf, copy(answer.tail, buf, o));
     }
     return o;
   }
@@ -326,12 +379,10 @@ export class RecordEncoder {
   private writeHash(bytes: Uint8Array, start: number, end: number, buf: Uint8Array, at: number): number {
     if (this.text.length < end - start) this.text = new Uint8Array(Math.max(end - start, 2 * this.text.length));
     const value = decodeWtf8(this.text, 0, cellText(bytes, start, end, this.text, 0));
+    const hex = keyedHash(this.salt, value);
     buf[at] = QUOTE;
-    return (
-      at +
-      1 +
-      Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength).write(keyedHash(this.salt, value), at + 1, 'latin1')
-    );
+    for (let i = 0; i < hex.length; i++) buf[at + 1 + i] = hex.charCodeAt(i);
+    return at + 1 + hex.length;
   }
 
   /**
@@ -352,7 +403,7 @@ export class RecordEncoder {
   }
 }
 
-/** `"` and the text of a cell, bytes[i, e), escaped for JSON (a quoted cell's doubled quotes once); returns where it ends. */
+/** `"` and the text bytes[start, e) escaped for JSON (a quoted cell's doubled quotes once); returns where it ends. */
 function writeText(bytes: Uint8Array, start: number, e: number, quoted: boolean, buf: Uint8Array, at: number): number {
   let o = at;
   buf[o++] = QUOTE;
@@ -372,11 +423,12 @@ function writeText(bytes: Uint8Array, start: number, e: number, quoted: boolean,
   return o;
 }
 
-/** The bytes a long shape writes around each answer (see RecordField 'answer'); only constants may follow it. */
+/** The bytes a long shape writes around each answer (RecordField 'answer'); only constants may follow it. */
 function answerPart(
   fields: readonly RecordField[],
   at: number,
-  key: (name: string, first: boolean) => string
+  key: (name: string, first: boolean) => string,
+  endBytes: number
 ): AnswerPart {
   const field = fields[at];
   if (field.kind !== 'answer') throw new Error('answerPart: not an answer field');
@@ -392,7 +444,7 @@ function answerPart(
   }
   const value = Buffer.from(key(field.value, first && noConstants));
   const number = Buffer.from(key(field.number, false));
-  const end = Buffer.from(`${tail}}}}\n`);
+  const end = Buffer.from(`${tail}}`);
   const most = Math.max(0, ...constants.map((c) => c.length));
   return {
     cells: Int32Array.from(field.cells.map((c) => c.index)),
@@ -401,6 +453,6 @@ function answerPart(
     value,
     number,
     tail: end,
-    fixedBytes: most + value.length + 2 + HASH_BYTES + number.length + NULL.length + end.length,
+    fixedBytes: most + value.length + 2 + HASH_BYTES + number.length + NULL.length + end.length + endBytes,
   };
 }

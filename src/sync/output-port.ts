@@ -1,4 +1,5 @@
 import {keyedHash} from '../core/keyed-hash';
+import {rfc3339} from '../core/time-text';
 import {QUOTE, RowBatch} from '../csv/rows';
 
 /**
@@ -22,6 +23,11 @@ export type RecordField =
   | {kind: 'cell'; name: string; index: number; hash?: boolean}
   /** The row's cell at `index` as text, also when empty (a key is never null); null if the row lacks it. */
   | {kind: 'text'; name: string; index: number}
+  /**
+   * The row's cell at `index` read as a time (core/time-text.ts) and written as RFC 3339 in UTC with
+   * the precision written; one that is not a time is null, and the record says so (unreadableTime).
+   */
+  | {kind: 'time'; name: string; index: number}
   /** The same value in every record. */
   | {kind: 'constant'; name: string; value: string | null}
   /** An object of the row's cells, each under its key. */
@@ -46,6 +52,18 @@ export interface AnswerCell {
   constants: readonly {name: string; value: string | null}[];
   /** The value is hashed (and `number` is then null). */
   hash?: boolean;
+}
+
+/** A value the source changed on its way to the record: an entry of Airbyte's `meta.changes`. */
+export interface RecordChange {
+  field: string;
+  change: 'NULLED' | 'TRUNCATED';
+  reason: 'SOURCE_SERIALIZATION_ERROR' | 'SOURCE_FIELD_SIZE_LIMITATION' | 'SOURCE_RECORD_SIZE_LIMITATION';
+}
+
+/** A time field whose cell is not a time: null, said in meta.changes rather than passed on as text. */
+export function unreadableTime(field: string): RecordChange {
+  return {field, change: 'NULLED', reason: 'SOURCE_SERIALIZATION_ERROR'};
 }
 
 /**
@@ -129,11 +147,29 @@ function fieldValue(
 ): Record<string, unknown> {
   if (field.kind === 'cell') return {[field.name]: cellValue(row, field.index, salt(field.hash))};
   if (field.kind === 'text') return {[field.name]: row[field.index] ?? null};
+  if (field.kind === 'time') return {[field.name]: timeOf(row, field.index)};
   if (field.kind === 'constant') return {[field.name]: field.value};
   // A null prototype: a header text such as "__proto__" is a key like any other.
   const cells: Record<string, string | null> = Object.create(null);
   for (const c of field.cells) cells[c.key] = cellValue(row, c.index, salt(c.hash));
   return {[field.name]: cells};
+}
+
+function timeOf(row: readonly string[], index: number): string | null {
+  const cell = cellValue(row, index);
+  return cell === null ? null : (rfc3339(cell) ?? null);
+}
+
+/**
+ * The changes each record a shape makes of a row carries in its `meta.changes`, in field order (for a
+ * long shape, every answer's record carries those of the row's fields).
+ */
+export function shapeChanges(shape: RecordShape, row: readonly string[]): RecordChange[] {
+  return shape.fields.flatMap((field) =>
+    field.kind === 'time' && cellValue(row, field.index) !== null && timeOf(row, field.index) === null
+      ? [unreadableTime(field.name)]
+      : []
+  );
 }
 
 /** Writes the rows of one export window as records of its stream. */

@@ -8,7 +8,7 @@ import {Writable} from 'stream';
 import {recordMessage, streamState} from '../../src/protocol/messages';
 import {MessageWriter} from '../../src/protocol/output';
 import {RecordEncoder} from '../../src/protocol/record-encoder';
-import {recordCounter, RecordShape, shapeRecords} from '../../src/sync/output-port';
+import {recordCounter, RecordShape, shapeChanges, shapeRecords} from '../../src/sync/output-port';
 import {tempDir} from '../helpers/connector';
 import {batchOf} from '../helpers/rows';
 
@@ -216,7 +216,7 @@ describe('long shapes and hashed cells', () => {
       fields: [
         {kind: 'constant', name: 'quest_id', value: 'q'},
         {kind: 'text', name: 'response_id', index: 1},
-        {kind: 'cell', name: 'created', index: 2},
+        {kind: 'time', name: 'created', index: 2},
         {kind: 'cell', name: 'again', index: 3, hash: true},
         {kind: 'answer', cells, value: 'value', number: 'value_number'},
         {kind: 'constant', name: 'end', value: 'e'},
@@ -230,6 +230,10 @@ describe('long shapes and hashed cells', () => {
     const expected = all.flatMap((row) => shapeRecords(shape, row));
     expect(lines.map((line) => JSON.parse(line).record.data)).toEqual(expected);
     expect(lines.map((line) => JSON.parse(line).record.namespace)).toEqual(expected.map(() => 'ns'));
+    // Each answer's record carries the changes of its row's fields: here a Created that is no time.
+    const changes = all.flatMap((row) => shapeRecords(shape, row).map(() => shapeChanges(shape, row)));
+    expect(lines.map((line) => JSON.parse(line).record.meta?.changes ?? [])).toEqual(changes);
+    expect(changes.filter((c) => c.length).length).toBeGreaterThan(0);
     // What a STATE counts: the records, not the rows.
     expect(recordCounter(shape)(batchOf(all))).toBe(expected.length);
     // An empty row gives no record; every non-empty cell gives one.
@@ -293,6 +297,54 @@ describe('long shapes and hashed cells', () => {
       answers: {x: null, y: hmac(TRICKY_CELLS[2]), z: TRICKY_CELLS[4]},
     });
     expect(shapeRecords(shape, ['', '', ''])[0]).toMatchObject({b: null, answers: {x: null, y: null, z: null}});
+  });
+});
+
+describe('RecordEncoder: time fields', () => {
+  test('a time is written as RFC 3339 in UTC; one that is not a time is null, and meta.changes says so', () => {
+    const shape: RecordShape = {
+      stream: {name: 'responses'},
+      fields: [
+        {kind: 'text', name: 'response_id', index: 0},
+        {kind: 'time', name: 'created', index: 1},
+        {kind: 'cells', name: 'answers', cells: ['Response ID', 'Created', 'Q1'].map((key, index) => ({key, index}))},
+        {kind: 'time', name: 'Q1 as a time', index: 2},
+      ],
+    };
+    const rows = [
+      ['1', '2026-11-25 04:15:00', '2026-11-25T06:15:00.1234567+02:00'],
+      ['2', '25/11/2026 04:15', 'x'.repeat(30)],
+      ['3', '', 'a "quoted" 2026-11-25'],
+      ['4', '2026-11-25T04:15:00.5Z', '\u0001 not a time'],
+    ];
+    const lines = Buffer.concat(new RecordEncoder(shape).encode(batchOf(rows), 7, 256))
+      .toString('utf8')
+      .trimEnd()
+      .split('\n');
+    const expected = rows.map((row) => {
+      const message = recordMessage(shape.stream, shapeRecords(shape, row)[0], 7) as unknown as {
+        record: Record<string, unknown>;
+      };
+      const changes = shapeChanges(shape, row);
+      return changes.length ? {...message, record: {...message.record, meta: {changes}}} : message;
+    });
+    expect(lines.map((l) => JSON.parse(l))).toEqual(expected);
+    expect(expected.map((m) => (m.record.data as Record<string, unknown>).created)).toEqual([
+      '2026-11-25T04:15:00Z',
+      null,
+      null,
+      '2026-11-25T04:15:00.5Z',
+    ]);
+    expect(JSON.parse(lines[1]).record.meta).toEqual({
+      changes: [
+        {field: 'created', change: 'NULLED', reason: 'SOURCE_SERIALIZATION_ERROR'},
+        {field: 'Q1 as a time', change: 'NULLED', reason: 'SOURCE_SERIALIZATION_ERROR'},
+      ],
+    });
+    // An empty cell is no change: it was empty.
+    expect(JSON.parse(lines[2]).record.meta.changes).toEqual([
+      {field: 'Q1 as a time', change: 'NULLED', reason: 'SOURCE_SERIALIZATION_ERROR'},
+    ]);
   });
 });
 

@@ -108,7 +108,7 @@ export class QuestLong implements QuestRecords {
         {kind: 'text', name: 'response_id', index: idIndex},
         createdIndex < 0
           ? {kind: 'constant', name: 'created', value: null}
-          : {kind: 'cell', name: 'created', index: createdIndex},
+          : {kind: 'time', name: 'created', index: createdIndex},
         {kind: 'answer', cells, value: 'value', number: 'value_number'},
         {kind: 'constant', name: WINDOW_START_FIELD, value: formatUtcTimestamp(window.since)},
         {kind: 'constant', name: CURSOR_FIELD, value: formatUtcTimestamp(window.until)},
