@@ -11,7 +11,7 @@ import {checkRun, connectorConfig, DAY_MS, discoverCatalog, problems, selectStre
 
 export const LONG_LAYOUT = 'Long layout';
 
-const ROWS = Number(process.env.BENCH_LONG_ROWS ?? 200_000);
+const ROWS = 200_000;
 const QUICK_ROWS = 10_000;
 /** Response ID, Created and 28 questions, as in the throughput section. */
 const QUESTIONS = 28;
