@@ -31,14 +31,15 @@ export const ECONOMY_EXPORT_MS = 3000;
 const FIXED_DAYS = 30;
 const TARGET_ROWS = DEFAULTS.target_rows_per_export;
 
+/**
+ * Goals on wall time, which no test may bound. What the sizing promises in counts (a handful of exports
+ * for a sparse history, no export above twice the target, one export for an incremental sync with a
+ * known density) the tests hold (test/unit/quest-sync.test.ts); here those are figures.
+ */
 export const ECONOMY_TARGETS = {
-  sparseExports: 6,
   sparseVsSingle: 2,
-  denseLargestExport: 2 * TARGET_ROWS,
-  /** Records between two checkpoints: none above this; the median at least half the target. */
-  denseCheckpointMax: 2 * TARGET_ROWS,
-  denseCheckpointMedianMin: TARGET_ROWS / 2,
   mixedVsSlowest: 1.5,
+  /** Attempts of the faulty case to an exit 0; the tests allow more (their faults are harsher). */
   faultyAttempts: 2,
   faultyFirstMs: 120_000,
 };
@@ -84,6 +85,14 @@ interface EconomyRun {
   completedAfterMs: Map<string, number>;
   trouble: string[];
   stderr: string;
+}
+
+/** A figure of this section. */
+const figure = (metric: string, value: string): Row => ({section: ECONOMY, metric, value});
+
+/** A wall-time ratio against its yardstick, with its goal. */
+function ratioRow(metric: string, ratio: number, most: number): Row {
+  return {...figure(metric, `${ratio.toFixed(2)}x`), target: `<= ${most}x`, met: ratio <= most};
 }
 
 /** Rounded down to the second, so that start_date and the cursors derived from it are plain. */
@@ -261,24 +270,17 @@ async function sparse(ctx: EconomyContext, rows: Row[], notes: string[]): Promis
     runs.set('fixed', fixed);
 
     const from = sinceForStartDate(startMs);
-    rows.push({section: ECONOMY, metric: `Sparse, ${FIXED.label}`, value: fixedSummary(fixed, [id], from)});
-    rows.push({section: ECONOMY, metric: `Sparse, ${ADAPTIVE.label}`, value: summary(adaptive)});
-    rows.push({
-      section: ECONOMY,
-      metric: 'Sparse, adaptive: exports',
-      value: exportsOf(adaptive, id),
-      target: `<= ${ECONOMY_TARGETS.sparseExports}`,
-      met: adaptive.exports.length <= ECONOMY_TARGETS.sparseExports,
-    });
-    rows.push({section: ECONOMY, metric: 'Sparse: one export of the whole span', value: summary(single)});
-    const ratio = adaptive.wallMs / single.wallMs;
-    rows.push({
-      section: ECONOMY,
-      metric: 'Sparse, adaptive / one export of the whole span, wall time',
-      value: `${ratio.toFixed(2)}x`,
-      target: `<= ${ECONOMY_TARGETS.sparseVsSingle}x`,
-      met: ratio <= ECONOMY_TARGETS.sparseVsSingle,
-    });
+    rows.push(figure(`Sparse, ${FIXED.label}`, fixedSummary(fixed, [id], from)));
+    rows.push(figure(`Sparse, ${ADAPTIVE.label}`, summary(adaptive)));
+    rows.push(figure('Sparse, adaptive: exports', exportsOf(adaptive, id)));
+    rows.push(figure('Sparse: one export of the whole span', summary(single)));
+    rows.push(
+      ratioRow(
+        'Sparse, adaptive / one export of the whole span, wall time',
+        adaptive.wallMs / single.wallMs,
+        ECONOMY_TARGETS.sparseVsSingle
+      )
+    );
     notes.push(
       `Sparse: the adaptive windows were ${adaptive.exports.map((e) => `${((Date.parse(e.until ?? '') - Date.parse(e.since ?? '')) / DAY_MS).toFixed(0)} d`).join(', ')}.`
     );
@@ -313,26 +315,22 @@ async function dense(ctx: EconomyContext, rows: Row[], notes: string[]): Promise
     checkClean('dense, fixed', fixed, perQuest);
 
     const from = sinceForStartDate(startMs);
-    rows.push({section: ECONOMY, metric: `Dense, ${FIXED.label}`, value: fixedSummary(fixed, [id], from)});
-    rows.push({section: ECONOMY, metric: `Dense, ${ADAPTIVE.label}`, value: summary(adaptive)});
+    rows.push(figure(`Dense, ${FIXED.label}`, fixedSummary(fixed, [id], from)));
+    rows.push(figure(`Dense, ${ADAPTIVE.label}`, summary(adaptive)));
     const big = largest(adaptive.exports);
-    rows.push({
-      section: ECONOMY,
-      metric: 'Dense, adaptive: largest export',
-      value: `${thousands(big)} rows (fixed 30-day: ${thousands(largest(fixed.exports))})`,
-      target: `<= ${thousands(ECONOMY_TARGETS.denseLargestExport)} rows`,
-      met: big <= ECONOMY_TARGETS.denseLargestExport,
-    });
+    rows.push(
+      figure(
+        'Dense, adaptive: largest export',
+        `${thousands(big)} rows (fixed 30-day: ${thousands(largest(fixed.exports))})`
+      )
+    );
     const counts = adaptive.checkpointRecords;
-    const mid = median(counts);
-    const max = Math.max(0, ...counts);
-    rows.push({
-      section: ECONOMY,
-      metric: 'Dense, adaptive: records between checkpoints',
-      value: `median ${thousands(mid)}, min ${thousands(Math.min(...counts))}, max ${thousands(max)} (${counts.length} checkpoints)`,
-      target: `median >= ${thousands(ECONOMY_TARGETS.denseCheckpointMedianMin)}, max <= ${thousands(ECONOMY_TARGETS.denseCheckpointMax)}`,
-      met: mid >= ECONOMY_TARGETS.denseCheckpointMedianMin && max <= ECONOMY_TARGETS.denseCheckpointMax,
-    });
+    rows.push(
+      figure(
+        'Dense, adaptive: records between checkpoints',
+        `median ${thousands(median(counts))}, min ${thousands(Math.min(...counts))}, max ${thousands(Math.max(0, ...counts))} (${counts.length} checkpoints)`
+      )
+    );
     notes.push(
       `Dense, adaptive: exports of ${exportsOf(adaptive, id)}; checkpoints of ${counts.map(thousands).join(', ')} records.`
     );
@@ -412,21 +410,16 @@ async function mixedAndIncremental(ctx: EconomyContext, rows: Row[], notes: stri
     });
     checkClean('mixed, fixed', fixed, total);
 
-    rows.push({section: ECONOMY, metric: `Mixed 8 quests, ${FIXED.label}`, value: fixedSummary(fixed, ids, from)});
-    rows.push({section: ECONOMY, metric: `Mixed 8 quests, ${ADAPTIVE.label}`, value: summary(adaptive)});
-    rows.push({
-      section: ECONOMY,
-      metric: `Mixed: the slowest quest alone (${slowest.label}), adaptive`,
-      value: summary(slowestRun),
-    });
-    const ratio = adaptive.wallMs / slowestRun.wallMs;
-    rows.push({
-      section: ECONOMY,
-      metric: 'Mixed 8 quests, adaptive / slowest quest alone, wall time',
-      value: `${ratio.toFixed(2)}x`,
-      target: `<= ${ECONOMY_TARGETS.mixedVsSlowest}x`,
-      met: ratio <= ECONOMY_TARGETS.mixedVsSlowest,
-    });
+    rows.push(figure(`Mixed 8 quests, ${FIXED.label}`, fixedSummary(fixed, ids, from)));
+    rows.push(figure(`Mixed 8 quests, ${ADAPTIVE.label}`, summary(adaptive)));
+    rows.push(figure(`Mixed: the slowest quest alone (${slowest.label}), adaptive`, summary(slowestRun)));
+    rows.push(
+      ratioRow(
+        'Mixed 8 quests, adaptive / slowest quest alone, wall time',
+        adaptive.wallMs / slowestRun.wallMs,
+        ECONOMY_TARGETS.mixedVsSlowest
+      )
+    );
     notes.push(
       `Mixed, adaptive, per quest (exports, finished after): ${quests
         .map(
@@ -462,15 +455,12 @@ async function mixedAndIncremental(ctx: EconomyContext, rows: Row[], notes: stri
           timeoutMs: 5 * 60_000,
         });
         checkClean(`incremental, ${added} new, ${v.label}`, run, added * ids.length);
-        const onePerQuest = ids.every((id) => run.exports.filter((e) => e.questId === id).length === 1);
-        rows.push({
-          section: ECONOMY,
-          metric: `Incremental, ${added} new rows a quest, ${v.label}`,
-          value: summary(run, `; ${thousands(run.records)} records`),
-          ...(v === ADAPTIVE
-            ? {target: `1 export per quest (${ids.length})`, met: onePerQuest && run.exports.length === ids.length}
-            : {}),
-        });
+        rows.push(
+          figure(
+            `Incremental, ${added} new rows a quest, ${v.label}`,
+            summary(run, `; ${thousands(run.records)} records`)
+          )
+        );
       }
     }
   } finally {
@@ -571,8 +561,8 @@ async function faulty(ctx: EconomyContext, rows: Row[], notes: string[]): Promis
       const rest = `${count(n.checkpoints, 'checkpoint')}, ${count(n.records, 'record')}`;
       return `${outcome}; all attempts: ${exports}, ${requests}, ${rest}, ${s(sum((r) => r.wallMs))}`;
     };
-    rows.push({section: ECONOMY, metric: `Faulty, ${FIXED.label}`, value: describe(fixed)});
-    rows.push({section: ECONOMY, metric: `Faulty, ${ADAPTIVE.label}`, value: describe(adaptive)});
+    rows.push(figure(`Faulty, ${FIXED.label}`, describe(fixed)));
+    rows.push(figure(`Faulty, ${ADAPTIVE.label}`, describe(adaptive)));
     rows.push({
       section: ECONOMY,
       metric: 'Faulty, adaptive: attempts to exit 0',

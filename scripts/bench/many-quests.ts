@@ -2,7 +2,9 @@
 // discover, check (also on a service answering in 1.3 s), a first sync from start_date and the next
 // incremental sync from its state: wall time, exports, requests, peak RSS, state size, Node
 // warnings. The stream layout is a parameter, so that each layout the connector offers is measured
-// the same way against the same simulator.
+// the same way against the same simulator. What is promised of these runs the tests assert (a check
+// of hundreds of quests on a slow service passes: test/e2e/many-quests.test.ts; a combined discover
+// makes no export, a read prints no Node warning: test/e2e/scale.test.ts); here they are figures.
 
 import path from 'path';
 
@@ -26,8 +28,6 @@ const EXPORT_MS = 300;
 /** The service of issue 17 whose check of 200 quests failed as "too slow". */
 const SLOW_ANSWER_MS = 1300;
 const START_DAYS_BACK = 40;
-/** A combined discover proves the credentials only, whatever the number of quests. */
-const COMBINED_DISCOVER_MS = 2000;
 
 export interface ManyQuestsContext {
   tmpDir: string;
@@ -140,13 +140,6 @@ async function measure(
     section: MANY_QUESTS,
     metric: `${who}: discover`,
     value: `${s(discoverMs)}; ${thousands(discoverExports)} exports, ${thousands(discoverRequests)} requests, ${catalog.streams.length} streams`,
-    // Issue 17: a combined discover makes no export and takes under 2 s even for 500 quests.
-    ...(layout === 'combined'
-      ? {
-          target: `< ${s(COMBINED_DISCOVER_MS)}, no export`,
-          met: discoverMs < COMBINED_DISCOVER_MS && discoverExports === 0,
-        }
-      : {}),
   });
 
   ctx.progress(`many quests: ${who}: check, then check with every answer taking ${s(SLOW_ANSWER_MS)}`);
@@ -161,8 +154,6 @@ async function measure(
       section: MANY_QUESTS,
       metric: `${who}: ${label}`,
       value: `${s(c.wallMs)}${c.passed ? '' : ` (failed: ${c.message ?? 'no status'})`}`,
-      target: `passes within ${s(LIMITS.check.deadlineMs)}`,
-      met: c.passed && c.wallMs < LIMITS.check.deadlineMs,
     });
   }
 
@@ -207,8 +198,6 @@ async function measure(
     value: warnings.length
       ? `${warnings.length}: ${[...new Set(warnings.map((w) => w.replace(/^\(node:\d+\) /, '')))].join(' | ')}`
       : '0',
-    target: '0',
-    met: warnings.length === 0,
   });
 }
 

@@ -362,11 +362,6 @@ export class SimChild {
     return (await this.ask({type: 'exports'}, 'exports')).exports;
   }
 
-  /** The Response IDs a full export of the quest holds now: what a sync from before its first row must deliver. */
-  async truth(questId: string): Promise<string[]> {
-    return (await this.ask({type: 'truth', questId}, 'truth')).responseIds;
-  }
-
   async addResponses(questId: string, count: number): Promise<void> {
     await this.ask({type: 'addResponses', questId, count}, 'done');
   }

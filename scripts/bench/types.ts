@@ -31,7 +31,6 @@ export type SimCommand =
   | {type: 'exports'}
   | {type: 'addResponses'; questId: string; count: number}
   | {type: 'setFaults'; faults: FaultOptions}
-  | {type: 'truth'; questId: string}
   | {type: 'close'};
 
 /** Simulator process -> parent. */
@@ -39,8 +38,6 @@ export type SimReply =
   | {type: 'ready'; info: SimInfo}
   | {type: 'stats'; stats: SimulatorStats; requests: RequestRecord[]}
   | {type: 'exports'; exports: ExportRecord[]}
-  /** The Response IDs of the quest's full export now (groundTruth), in creation order. */
-  | {type: 'truth'; responseIds: string[]}
   | {type: 'done'; command: SimCommand['type']}
   | {type: 'error'; message: string};
 
