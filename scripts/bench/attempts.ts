@@ -13,11 +13,13 @@ import {DEFAULTS} from '../../src/core/config';
 import {FileRun, MAIN, runToFile, SimChild} from './proc';
 import {iso, Row, s, thousands} from './report';
 import {catalogFor, connectorConfig, countRequests, DAY_MS, writeJson} from './scenario';
+import type {BenchContext, Section} from './types';
 
-export const ATTEMPTS = 'Attempts';
+const ATTEMPTS = 'Attempts';
 
 const QUEST_ID = 'a77e0000-0000-4000-8000-0000000000b1';
-const ROWS = 300_000;
+/** The quest's rows; a tenth in a quick run. */
+const rowsOf = (ctx: BenchContext): number => (ctx.quick ? 30_000 : 300_000);
 const COLUMNS = 10;
 const SPAN_DAYS = 60;
 /**
@@ -30,11 +32,6 @@ const TARGET_ROWS = 50_000;
 const EXPORT_BASE_MS = 1000;
 const EXPORT_MS_PER_THOUSAND = 400;
 const RUN_TIMEOUT_MS = 10 * 60_000;
-
-export interface AttemptsContext {
-  tmpDir: string;
-  progress: (message: string) => void;
-}
 
 interface StreamState {
   type: 'STREAM';
@@ -113,11 +110,11 @@ function stateLine(line: string, withRecords: boolean): boolean {
 }
 
 /** The first attempt's committed records and the second attempt's records make the quest's rows. */
-function checkCounts(label: string, first: Output, second: Output): string {
+function checkCounts(label: string, rows: number, first: Output, second: Output): string {
   const read = first.committed + second.records;
-  if (read !== ROWS)
+  if (read !== rows)
     throw new Error(
-      `${label}: ${thousands(first.committed)} committed + ${thousands(second.records)} read = ${thousands(read)}, not ${thousands(ROWS)}`
+      `${label}: ${thousands(first.committed)} committed + ${thousands(second.records)} read = ${thousands(read)}, not ${thousands(rows)}`
     );
   return `${thousands(first.committed)} committed + ${thousands(second.records)} read`;
 }
@@ -130,7 +127,7 @@ interface Attempt {
 }
 
 async function attempt(
-  ctx: AttemptsContext,
+  ctx: BenchContext,
   sim: SimChild,
   key: string,
   files: {config: string; catalog: string},
@@ -181,13 +178,14 @@ function secondSummary(a: Attempt): string {
   );
 }
 
-export async function attempts(ctx: AttemptsContext, rows: Row[]): Promise<void> {
+async function attempts(ctx: BenchContext, rows: Row[]): Promise<void> {
   const now = Date.now();
-  ctx.progress(`attempts: starting a simulator with one quest of ${thousands(ROWS)} rows over ${SPAN_DAYS} days`);
+  const questRows = rowsOf(ctx);
+  ctx.progress(`attempts: starting a simulator with one quest of ${thousands(questRows)} rows over ${SPAN_DAYS} days`);
   const sim = await SimChild.start({
     exportDurationMs: EXPORT_BASE_MS,
     exportMsPerThousandRows: EXPORT_MS_PER_THOUSAND,
-    quests: [{id: QUEST_ID, rows: ROWS, columns: COLUMNS, firstCreatedAt: iso(now - SPAN_DAYS * DAY_MS)}],
+    quests: [{id: QUEST_ID, rows: questRows, columns: COLUMNS, firstCreatedAt: iso(now - SPAN_DAYS * DAY_MS)}],
     dataDir: path.join(ctx.tmpDir, 'sim-attempts'),
   });
   try {
@@ -231,7 +229,7 @@ export async function attempts(ctx: AttemptsContext, rows: Row[]): Promise<void>
       for (const v of variants) {
         ctx.progress(`attempts: ${point.label}: second attempt, ${v.label}`);
         const second = await attempt(ctx, sim, `attempts-${point.key}-2-${v.key}`, files, {state: v.state});
-        const counts = checkCounts(`${point.label}, ${v.label}`, first.output, second.output);
+        const counts = checkCounts(`${point.label}, ${v.label}`, questRows, first.output, second.output);
         walls.push(second.run.wallMs);
         rows.push({
           section: ATTEMPTS,
@@ -250,10 +248,10 @@ export async function attempts(ctx: AttemptsContext, rows: Row[]): Promise<void>
   }
 }
 
-export function attemptsMethod(): string {
-  const windowRows = Math.round((ROWS * WINDOW_DAYS) / SPAN_DAYS);
+function method(ctx: BenchContext): string {
+  const windowRows = Math.round((rowsOf(ctx) * WINDOW_DAYS) / SPAN_DAYS);
   return [
-    `One quest of ${thousands(ROWS)} rows of ${COLUMNS} question columns spread over ${SPAN_DAYS} days, read from before its first row with`,
+    `One quest of ${thousands(rowsOf(ctx))} rows of ${COLUMNS} question columns spread over ${SPAN_DAYS} days, read from before its first row with`,
     `target_rows_per_export ${thousands(TARGET_ROWS)} and window_days ${WINDOW_DAYS} (windows of about ${thousands(windowRows)} rows, generated side by side up to`,
     `max_concurrent_exports ${DEFAULTS.max_concurrent_exports}, the default). The simulator takes ${s(EXPORT_BASE_MS)} plus ${s(EXPORT_MS_PER_THOUSAND)} per 1,000 rows to generate an export`,
     `(${s(EXPORT_BASE_MS + (windowRows / 1000) * EXPORT_MS_PER_THOUSAND)} for a window; the real service takes minutes for a large quest). A first \`bin/main read\` gets SIGKILL`,
@@ -268,3 +266,5 @@ export function attemptsMethod(): string {
     'test/e2e/attempts.test.ts asserts.',
   ].join('\n');
 }
+
+export const ATTEMPTS_SECTION: Section = {key: 'attempts', title: ATTEMPTS, method, run: attempts};

@@ -14,25 +14,22 @@ import {COLUMNS_STREAM} from '../../src/sync/columns-stream';
 import {MAIN, PipedRun, runNode, runPiped, SimChild} from './proc';
 import {iso, Row, s, thousands} from './report';
 import {connectorConfig, countRequests, DAY_MS, discoverCatalog, problems, stateInput, writeJson} from './scenario';
+import type {BenchContext, Section} from './types';
 
-export const MANY_QUESTS = 'Many quests';
+const MANY_QUESTS = 'Many quests';
 
 /** The connector's stream layouts (config option stream_layout). */
-export type StreamLayout = 'per_quest' | 'combined';
-export const LAYOUTS: readonly StreamLayout[] = ['per_quest', 'combined'];
+type StreamLayout = 'per_quest' | 'combined';
+const LAYOUTS: readonly StreamLayout[] = ['per_quest', 'combined'];
 
-const COUNTS = [10, 100, 500] as const;
+/** The quest counts measured; a quick run measures the first only. */
+const countsOf = (ctx: BenchContext): readonly number[] => (ctx.quick ? [10] : [10, 100, 500]);
 const ROWS_PER_QUEST = 3;
 /** Short, so that 500 quests stay within minutes; the costs counted (exports, requests) do not depend on it. */
 const EXPORT_MS = 300;
 /** The service of issue 17 whose check of 200 quests failed as "too slow". */
 const SLOW_ANSWER_MS = 1300;
 const START_DAYS_BACK = 40;
-
-export interface ManyQuestsContext {
-  tmpDir: string;
-  progress: (message: string) => void;
-}
 
 /** The config keys that select a layout. per_quest is the default and passes nothing: the config as most users have it. */
 function layoutOption(layout: StreamLayout): Record<string, unknown> {
@@ -68,7 +65,7 @@ interface SyncFigures {
 }
 
 async function sync(
-  ctx: ManyQuestsContext,
+  ctx: BenchContext,
   sim: SimChild,
   key: string,
   args: {config: string; catalog: string; state?: unknown[]; expected: number}
@@ -115,7 +112,7 @@ function syncSummary(f: SyncFigures, columnRecords: number): string {
 }
 
 async function measure(
-  ctx: ManyQuestsContext,
+  ctx: BenchContext,
   sim: SimChild,
   rows: Row[],
   count: number,
@@ -202,12 +199,8 @@ async function measure(
 }
 
 /** The section: one simulator of 500 quests; each count reads the first quests of it, in each layout. */
-export async function manyQuests(
-  ctx: ManyQuestsContext,
-  rows: Row[],
-  layouts: readonly StreamLayout[] = LAYOUTS
-): Promise<void> {
-  const most = Math.max(...COUNTS);
+async function manyQuests(ctx: BenchContext, rows: Row[]): Promise<void> {
+  const most = Math.max(...countsOf(ctx));
   const now = Date.now();
   ctx.progress(`many quests: starting a simulator with ${most} quests of ${ROWS_PER_QUEST} rows`);
   const sim = await SimChild.start({
@@ -221,16 +214,17 @@ export async function manyQuests(
   });
   try {
     const startDate = iso(Math.floor((now - START_DAYS_BACK * DAY_MS) / 1000) * 1000);
-    for (const count of COUNTS) for (const layout of layouts) await measure(ctx, sim, rows, count, layout, startDate);
+    for (const count of countsOf(ctx))
+      for (const layout of LAYOUTS) await measure(ctx, sim, rows, count, layout, startDate);
   } finally {
     await sim.close();
   }
 }
 
-export function manyQuestsMethod(layouts: readonly StreamLayout[] = LAYOUTS): string {
+function method(ctx: BenchContext): string {
   return [
-    `One simulator of ${Math.max(...COUNTS)} quests of ${ROWS_PER_QUEST} rows each (spread over the last 30 days), whose exports take`,
-    `${s(EXPORT_MS)} to generate; for ${COUNTS.join(', ')} quests (the first of them) and each layout (${layouts.join(', ')}):`,
+    `One simulator of ${Math.max(...countsOf(ctx))} quests of ${ROWS_PER_QUEST} rows each (spread over the last 30 days), whose exports take`,
+    `${s(EXPORT_MS)} to generate; for ${countsOf(ctx).join(', ')} quests (the first of them) and each layout (${LAYOUTS.join(', ')}):`,
     '`bin/main discover`; `bin/main check`, then `check` again with every answer of the simulator delayed by',
     `${s(SLOW_ANSWER_MS)}; a first \`bin/main read\` from start_date (${START_DAYS_BACK} days back) with discover's catalog, every stream`,
     'incremental; then the next incremental read from its last STATEs, with no new rows. The catalog selects every',
@@ -243,3 +237,5 @@ export function manyQuestsMethod(layouts: readonly StreamLayout[] = LAYOUTS): st
     'are what carries over to the production service.',
   ].join('\n');
 }
+
+export const MANY_QUESTS_SECTION: Section = {key: 'many', title: MANY_QUESTS, method, run: manyQuests};
