@@ -64,7 +64,7 @@ const SCALES = {
     exportMs: 500,
     denseRows: 50_000,
     mixedShare: 0.05,
-    fixedBudgetMs: {sparse: 60_000, dense: 60_000, mixed: 60_000, faulty: 30_000},
+    fixedBudgetMs: {sparse: 60_000, dense: 60_000, mixed: 60_000, faulty: 15_000},
     faultyAttemptMs: 60_000,
     faultyBudgetMs: 120_000,
   },
