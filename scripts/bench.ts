@@ -10,11 +10,12 @@ import fs from 'fs';
 import os from 'os';
 import path from 'path';
 
+import {ROOT} from '../harness/bin-main';
 import {ATTEMPTS_SECTION} from './bench/attempts';
 import {ECONOMY_CASES, ECONOMY_SECTION} from './bench/economy';
 import {LATENCY_SECTION, REQUESTS_SECTION} from './bench/latency';
 import {MANY_QUESTS_SECTION} from './bench/many-quests';
-import {HAS_TIME, killAll, ROOT} from './bench/proc';
+import {HAS_TIME, killAll} from './bench/proc';
 import {consoleTable, machine, markdown, Row} from './bench/report';
 import {THROUGHPUT_SECTION} from './bench/throughput';
 import type {BenchContext, Section} from './bench/types';

@@ -9,8 +9,9 @@ import fs from 'fs';
 import path from 'path';
 import readline from 'readline';
 
+import {binMainArgv} from '../../harness/bin-main';
 import {DEFAULTS} from '../../src/core/config';
-import {FileRun, MAIN, runToFile, SimChild} from './proc';
+import {FileRun, runToFile, SimChild} from './proc';
 import {iso, Row, s, thousands} from './report';
 import {catalogFor, connectorConfig, countRequests, DAY_MS, writeJson} from './scenario';
 import type {BenchContext, Section} from './types';
@@ -133,10 +134,15 @@ async function attempt(
   files: {config: string; catalog: string},
   opts: {state?: StreamState[]; killAt?: (line: string) => boolean}
 ): Promise<Attempt> {
-  const argv = [MAIN, 'read', '--config', files.config, '--catalog', files.catalog];
+  const argv = ['read', '--config', files.config, '--catalog', files.catalog];
   if (opts.state) argv.push('--state', writeJson(ctx.tmpDir, `${key}-state.json`, opts.state));
   const outFile = path.join(ctx.tmpDir, `${key}.out`);
-  const run = await runToFile(argv, {outFile, timeoutMs: RUN_TIMEOUT_MS, label: `read ${key}`, killAt: opts.killAt});
+  const run = await runToFile(binMainArgv(argv), {
+    outFile,
+    timeoutMs: RUN_TIMEOUT_MS,
+    label: `read ${key}`,
+    killAt: opts.killAt,
+  });
   const output = await readOutput(outFile);
   const killed = opts.killAt !== undefined;
   if (killed ? run.killedAfterMs === undefined : run.code !== 0 || output.errors.length > 0) {

@@ -5,11 +5,12 @@
 
 import path from 'path';
 
+import {binMainArgv} from '../../harness/bin-main';
 import type {ExportRecord} from '../../simulator';
 import {DEFAULTS} from '../../src/core/config';
 import {questState} from '../../src/sync/state';
 import {sinceForStartDate} from '../../src/sync/windows';
-import {MAIN, runPiped, SimChild} from './proc';
+import {runPiped, SimChild} from './proc';
 import {iso, Row, s, thousands} from './report';
 import {
   catalogFor,
@@ -138,9 +139,9 @@ async function economyRun(
     connectorConfig(sim.info, {quest_ids: o.questIds, ...o.config})
   );
   const catalog = writeJson(tmpDir, `economy-${key}-catalog.json`, catalogFor(sim.info, o.questIds, 'incremental'));
-  const args = [MAIN, 'read', '--config', config, '--catalog', catalog];
+  const args = ['read', '--config', config, '--catalog', catalog];
   if (o.state) args.push('--state', writeJson(tmpDir, `economy-${key}-state.json`, o.state));
-  const run = await runPiped(args, {
+  const run = await runPiped(binMainArgv(args), {
     timeoutMs: o.timeoutMs,
     label: `read ${key}`,
     tmpDir,

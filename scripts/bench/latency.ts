@@ -4,8 +4,9 @@
 
 import path from 'path';
 
+import {binMainArgv} from '../../harness/bin-main';
 import {DEFAULTS} from '../../src/core/config';
-import {MAIN, runPiped, SimChild} from './proc';
+import {runPiped, SimChild} from './proc';
 import {iso, Row, s} from './report';
 import {
   catalogFor,
@@ -75,7 +76,7 @@ async function latency(ctx: BenchContext, rows: Row[]): Promise<void> {
         connectorConfig(sim.info, {...base, quest_ids: c.ids, max_concurrent_exports: c.limit})
       );
       const catalogFile = writeJson(tmpDir, `latency-${c.key}-catalog.json`, selectStreams(catalog, c.ids));
-      const run = await runPiped([MAIN, 'read', '--config', config, '--catalog', catalogFile], {
+      const run = await runPiped(binMainArgv(['read', '--config', config, '--catalog', catalogFile]), {
         timeoutMs: 5 * 60_000,
         label: `read ${c.label}`,
         tmpDir,
@@ -129,7 +130,7 @@ async function requestsPerExport(ctx: BenchContext, rows: Row[]): Promise<void> 
         );
         // No discover: it would cost one more export of the same length before the measured one.
         const catalogFile = writeJson(tmpDir, `requests-${k}-catalog.json`, catalogFor(sim.info, [questId]));
-        const run = await runPiped([MAIN, 'read', '--config', config, '--catalog', catalogFile], {
+        const run = await runPiped(binMainArgv(['read', '--config', config, '--catalog', catalogFile]), {
           timeoutMs: 5 * 60_000,
           label: `read, ${s(durationMs)} export`,
           tmpDir,

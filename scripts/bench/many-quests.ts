@@ -8,10 +8,11 @@
 
 import path from 'path';
 
+import {binMainArgv} from '../../harness/bin-main';
 import {DEFAULTS} from '../../src/core/config';
 import {LIMITS} from '../../src/core/limits';
 import {COLUMNS_STREAM} from '../../src/sync/columns-stream';
-import {MAIN, PipedRun, runNode, runPiped, SimChild} from './proc';
+import {PipedRun, runNode, runPiped, SimChild} from './proc';
 import {iso, Row, s, thousands} from './report';
 import {connectorConfig, countRequests, DAY_MS, discoverCatalog, problems, stateInput, writeJson} from './scenario';
 import type {BenchContext, Section} from './types';
@@ -70,9 +71,9 @@ async function sync(
   key: string,
   args: {config: string; catalog: string; state?: unknown[]; expected: number}
 ): Promise<SyncFigures> {
-  const argv = [MAIN, 'read', '--config', args.config, '--catalog', args.catalog];
+  const argv = ['read', '--config', args.config, '--catalog', args.catalog];
   if (args.state) argv.push('--state', writeJson(ctx.tmpDir, `${key}-state.json`, args.state));
-  const run = await runPiped(argv, {timeoutMs: 20 * 60_000, label: `read ${key}`, tmpDir: ctx.tmpDir});
+  const run = await runPiped(binMainArgv(argv), {timeoutMs: 20 * 60_000, label: `read ${key}`, tmpDir: ctx.tmpDir});
   const trouble = problems(run.consumer);
   if (run.producer.code !== 0 || run.consumer.records !== args.expected || trouble.length) {
     throw new Error(
@@ -91,7 +92,7 @@ async function sync(
 
 /** `bin/main check`: its wall time and whether it passed (with the message when it did not). */
 async function check(configFile: string): Promise<{wallMs: number; passed: boolean; message?: string}> {
-  const run = await runNode([MAIN, 'check', '--config', configFile], 3 * LIMITS.check.deadlineMs, 'check');
+  const run = await runNode(binMainArgv(['check', '--config', configFile]), 3 * LIMITS.check.deadlineMs, 'check');
   const status = run.stdout
     .split('\n')
     .filter((l) => l.startsWith('{'))

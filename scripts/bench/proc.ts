@@ -6,18 +6,10 @@ import {ChildProcess, execFileSync, fork, spawn, SpawnOptions} from 'child_proce
 import fs from 'fs';
 import path from 'path';
 
+import {type Exit, exited, ROOT} from '../../harness/bin-main';
 import type {ExportRecord, FaultOptions, RequestRecord, SimulatorStats} from '../../simulator';
 import {ConsumerReport, SimCommand, SimInfo, SimProcessOptions, SimReply} from './types';
 
-export const ROOT = path.resolve(__dirname, '..', '..', '..');
-export const MAIN = path.join(ROOT, 'bin', 'main');
-/** The node flags bin/main's first line starts node with (as the image runs it), for runs of MAIN under /usr/bin/time. */
-const MAIN_NODE_FLAGS = (
-  /^#!\/usr\/bin\/env -S node(.*)$/m.exec(fs.readFileSync(MAIN, 'utf8').split('\n')[0])?.[1] ?? ''
-)
-  .trim()
-  .split(/\s+/)
-  .filter(Boolean);
 const CONSUMER = path.join(__dirname, 'consumer.js');
 const SIM_PROCESS = path.join(__dirname, 'sim-process.js');
 const TIME = '/usr/bin/time';
@@ -45,20 +37,6 @@ function killGroup(child: ChildProcess): void {
 export function killAll(): void {
   for (const child of live) killGroup(child);
   live.clear();
-}
-
-interface Exit {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-}
-
-function exited(child: ChildProcess): Promise<Exit> {
-  if (child.exitCode !== null || child.signalCode !== null)
-    return Promise.resolve({code: child.exitCode, signal: child.signalCode});
-  return new Promise((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', (code, signal) => resolve({code, signal}));
-  });
 }
 
 /** Waits for the child; past the deadline it is killed and the promise fails saying which step hung. */
@@ -92,7 +70,7 @@ export interface CapturedRun extends Exit {
   wallMs: number;
 }
 
-/** Runs `node args` and captures its (small) output: discover, for instance. */
+/** Runs `node args` and captures its (small) output: bin/main discover, for instance. */
 export async function runNode(args: string[], timeoutMs: number, label: string): Promise<CapturedRun> {
   const startedAt = Date.now();
   const child = start(process.execPath, args, {cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe']});
@@ -200,10 +178,9 @@ export async function runPiped(
   if (measure && opts.stopAfterMs !== undefined) throw new Error(`${opts.label}: stopAfterMs needs measure: false`);
   const useTime = measure && HAS_TIME;
   const program = opts.command ?? process.execPath;
-  const nodeArgs = !opts.command && producerArgs[0] === MAIN ? [...MAIN_NODE_FLAGS, ...producerArgs] : producerArgs;
   const [command, args] = useTime
-    ? [TIME, ['-f', '%e %U %S %M', '-o', timeFile, program, ...nodeArgs]]
-    : [program, nodeArgs];
+    ? [TIME, ['-f', '%e %U %S %M', '-o', timeFile, program, ...producerArgs]]
+    : [program, producerArgs];
   const startedAt = Date.now();
   const pipe = fifoEnds ? fifoEnds[1] : consumer.stdin;
   if (!pipe) throw new Error(`${opts.label}: the consumer has no stdin pipe`);

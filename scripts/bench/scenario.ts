@@ -4,9 +4,10 @@
 import fs from 'fs';
 import path from 'path';
 
+import {binMainArgv} from '../../harness/bin-main';
 import {CURSOR_FIELD, questSchema, recordColumns} from '../../src/sync/schema';
 import type {RequestRecord} from '../../simulator';
-import {MAIN, PipedRun, runNode} from './proc';
+import {PipedRun, runNode} from './proc';
 import {ConsumerReport, SimInfo} from './types';
 
 export const DAY_MS = 86_400_000;
@@ -44,7 +45,7 @@ export async function discoverCatalog(
   configFile: string,
   timeoutMs: number
 ): Promise<{catalog: {streams: unknown[]}; wallMs: number}> {
-  const run = await runNode([MAIN, 'discover', '--config', configFile], timeoutMs, 'discover');
+  const run = await runNode(binMainArgv(['discover', '--config', configFile]), timeoutMs, 'discover');
   const messages = run.stdout
     .split('\n')
     .filter((l) => l.trim() !== '')

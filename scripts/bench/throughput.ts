@@ -10,7 +10,8 @@ import fs from 'fs';
 import path from 'path';
 import {pipeline} from 'stream/promises';
 
-import {HAS_TIME, MAIN, PipedRun, runPiped, SimChild} from './proc';
+import {binMainArgv} from '../../harness/bin-main';
+import {HAS_TIME, PipedRun, runPiped, SimChild} from './proc';
 import {iso, Row, s, thousands} from './report';
 import type {QuestConfig} from '../../simulator';
 import {
@@ -139,7 +140,7 @@ async function readRun(
 ): Promise<PipedRun> {
   const config = writeJson(ctx.tmpDir, 'throughput-config.json', connectorConfig(sim.info, {start_date: START_DATE}));
   const catalogFile = writeJson(ctx.tmpDir, 'throughput-catalog.json', catalog);
-  return runPiped([MAIN, 'read', '--config', config, '--catalog', catalogFile], {
+  return runPiped(binMainArgv(['read', '--config', config, '--catalog', catalogFile]), {
     timeoutMs: 30 * 60_000,
     label,
     tmpDir: ctx.tmpDir,
