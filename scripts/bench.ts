@@ -61,7 +61,8 @@ Options:
                    the default rows, not --quick)
   --help           print this
 
-Peak RSS comes from /usr/bin/time when present, else from polling /proc (BENCH_NO_TIME=1 forces that).`;
+Peak RSS and CPU time come from /usr/bin/time when present, else from each node process's own report as it exits
+(getrusage; BENCH_NO_TIME=1 forces that; Miller is then not measured).`;
 
 interface Options {
   quick: boolean;
@@ -149,7 +150,7 @@ async function main(): Promise<void> {
 
   const host = machine();
   progress(
-    `temp dir ${tmpDir}; ${host.nproc} CPU(s), ${host.cpuModel}, Node ${host.node}; peak RSS via ${HAS_TIME ? '/usr/bin/time' : '/proc VmHWM'}${opts.quick ? '; quick: a smoke run, no measurement' : ''}`
+    `temp dir ${tmpDir}; ${host.nproc} CPU(s), ${host.cpuModel}, Node ${host.node}; peak RSS via ${HAS_TIME ? '/usr/bin/time' : 'getrusage on exit'}${opts.quick ? '; quick: a smoke run, no measurement' : ''}`
   );
   const ctx: BenchContext = {tmpDir, progress, ...opts};
   const sections = SECTIONS.filter((x) => opts.only.has(x.key));

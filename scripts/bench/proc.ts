@@ -7,6 +7,7 @@ import fs from 'fs';
 import path from 'path';
 
 import {type Exit, exited, ROOT} from '../../harness/bin-main';
+import {usageProbe} from '../../harness/peak-usage';
 import type {ExportRecord, FaultOptions, RequestRecord, SimulatorStats} from '../../simulator';
 import {ConsumerReport, SimCommand, SimInfo, SimProcessOptions, SimReply} from './types';
 
@@ -87,8 +88,6 @@ export interface ProducerFigures extends Exit {
   peakRssKb?: number;
   userS?: number;
   sysS?: number;
-  /** How peakRssKb was measured. */
-  rssSource: 'time' | 'proc' | 'none';
   stderr: string;
   /** It was told to stop (stopAfterMs) before it finished. */
   stopped: boolean;
@@ -100,32 +99,13 @@ export interface PipedRun {
   startedAt: number;
 }
 
-/** BENCH_NO_TIME=1 forces the /proc fallback, to check it on a machine that has /usr/bin/time. */
+/** BENCH_NO_TIME=1 forces the fallback (the producer's own report, harness/peak-usage.ts), to check it where /usr/bin/time is. */
 export const HAS_TIME = fs.existsSync(TIME) && !process.env.BENCH_NO_TIME;
-
-/** Polls VmHWM (peak RSS) of a running process; the last value read before it exits is the peak. */
-function pollPeakRss(pid: number): () => number | undefined {
-  let peak: number | undefined;
-  const read = (): void => {
-    try {
-      const m = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-      if (m) peak = Math.max(peak ?? 0, Number(m[1]));
-    } catch {
-      // The process is gone: keep the last value.
-    }
-  };
-  read();
-  const timer = setInterval(read, 50);
-  return () => {
-    clearInterval(timer);
-    return peak;
-  };
-}
 
 /**
  * Runs `node producerArgs` with its stdout piped straight into a consumer process (never through
  * this process's event loop), and measures the producer: wall time, peak RSS and CPU time via
- * /usr/bin/time when present, else peak RSS by polling /proc/<pid>/status.
+ * /usr/bin/time when present, else, for a node producer, as it reports them on exit.
  */
 export async function runPiped(
   producerArgs: string[],
@@ -134,7 +114,7 @@ export async function runPiped(
     label: string;
     tmpDir: string;
     env?: NodeJS.ProcessEnv;
-    /** false: no /usr/bin/time or /proc polling (no RSS or CPU figures); the producer is node itself. */
+    /** false: no /usr/bin/time or usage report (no RSS or CPU figures); the producer is node itself. */
     measure?: boolean;
     /**
      * Past this, the producer gets SIGTERM (a read then ends its streams and exits on its own) and the
@@ -178,6 +158,8 @@ export async function runPiped(
   if (measure && opts.stopAfterMs !== undefined) throw new Error(`${opts.label}: stopAfterMs needs measure: false`);
   const useTime = measure && HAS_TIME;
   const program = opts.command ?? process.execPath;
+  // Without /usr/bin/time a node producer reports its own usage; an external tool goes unmeasured.
+  const probe = measure && !useTime && !opts.command ? usageProbe(opts.tmpDir) : undefined;
   const [command, args] = useTime
     ? [TIME, ['-f', '%e %U %S %M', '-o', timeFile, program, ...producerArgs]]
     : [program, producerArgs];
@@ -187,12 +169,11 @@ export async function runPiped(
   const producer = start(command, args, {
     cwd: ROOT,
     stdio: ['ignore', pipe, 'pipe'],
-    env: {...process.env, ...opts.env},
+    env: {...process.env, ...opts.env, ...probe?.env},
   });
   // Our copy of the write end must close, or the consumer never sees the end of its input.
   if (fifoEnds) for (const fd of fifoEnds) fs.closeSync(fd);
   else consumer.stdin?.destroy();
-  const stopPolling = measure && !useTime && producer.pid !== undefined ? pollPeakRss(producer.pid) : undefined;
   const producerErr = tail(producer.stderr);
   let stopped = false;
   const stopTimer =
@@ -208,7 +189,6 @@ export async function runPiped(
   const [{exit, at}, consumerExit] = await within(both, opts.timeoutMs, opts.label, [producer, consumer]).finally(() =>
     clearTimeout(stopTimer)
   );
-  const polledPeak = stopPolling?.();
 
   if (consumerExit.code !== 0)
     throw new Error(
@@ -216,14 +196,14 @@ export async function runPiped(
     );
   const consumerReport = JSON.parse(Buffer.concat(consumerOut).toString('utf8')) as ConsumerReport;
 
-  const figures: ProducerFigures = {...exit, wallMs: at - startedAt, rssSource: 'none', stderr: producerErr(), stopped};
+  const figures: ProducerFigures = {...exit, wallMs: at - startedAt, stderr: producerErr(), stopped};
   if (useTime) {
     // The -o file holds "elapsed user sys maxrss_kb" on its last line (after any "Command exited" note).
     const lines = fs.readFileSync(timeFile, 'utf8').trim().split('\n');
     const [, user, sys, rss] = (lines[lines.length - 1] ?? '').split(' ').map(Number);
-    Object.assign(figures, {userS: user, sysS: sys, peakRssKb: rss, rssSource: 'time'});
-  } else if (polledPeak !== undefined) {
-    Object.assign(figures, {peakRssKb: polledPeak, rssSource: 'proc'});
+    Object.assign(figures, {userS: user, sysS: sys, peakRssKb: rss});
+  } else {
+    Object.assign(figures, probe?.read());
   }
   return {producer: figures, consumer: consumerReport, startedAt};
 }

@@ -388,7 +388,7 @@ function method(ctx: BenchContext): string {
     'JSON object per row) and Miller where installed (`mlr --icsv --ifs "|" --ojsonl cat`). rows/s counts the',
     "file's CSV rows from the first RECORD line the consumer sees (for the tools, their first byte) to the end of the",
     "output, which leaves out the connector's wait for the export to be generated; the total wall time includes it.",
-    `Peak RSS and CPU time (all threads) are the producer process's, from ${HAS_TIME ? '`/usr/bin/time`' : 'VmHWM in /proc/<pid>/status'}. MB is 10^6 bytes, MiB 2^20.`,
+    `Peak RSS and CPU time (all threads) are the producer process's, from ${HAS_TIME ? '`/usr/bin/time`' : 'its own getrusage as it exits'}. MB is 10^6 bytes, MiB 2^20.`,
     `Each pipeline ran ${ctx.repeat} time(s), alternating; the table shows each one's run with the most rows/s.`,
     'Memory by rows per export: the same quest with 200,000, 1,000,000 and 3,000,000 rows, each one export of every row',
     `read by one \`bin/main read\` (no discover); for 1,000,000 and 3,000,000 rows again with the first download of the`,
