@@ -3,103 +3,71 @@ import {AirbyteLogger} from 'faros-airbyte-cdk/lib/logger';
 import {
   AirbyteCatalogMessage,
   AirbyteConfig,
+  AirbyteLogLevel,
   AirbyteConfiguredCatalog,
+  AirbyteConnectionStatusMessage,
   AirbyteMessage,
   AirbyteSpec,
   AirbyteState,
+  AirbyteStream,
 } from 'faros-airbyte-cdk/lib/protocol';
-import {AirbyteSourceBase} from 'faros-airbyte-cdk/lib/sources/source-base';
-import type {AirbyteStreamBase} from 'faros-airbyte-cdk/lib/sources/streams/stream-base';
+import {AirbyteSource} from 'faros-airbyte-cdk/lib/sources/source';
 import fs from 'fs';
-import path from 'path';
-import VError from 'verror';
 
 import {QuestbackConfig} from './core/config';
+import {projectFile} from './core/project-file';
+import {connectorSpec} from './core/spec';
 import {Runtime, systemRuntime} from './core/runtime';
-import {buildCommand, Connector} from './protocol/cli';
+import {runProbe} from './probe/probe';
+import {buildCommand, Connector, Host, processHost} from './protocol/cli';
 import {ConnectorLogger, SecretScrubber} from './protocol/logger';
+import {connectionStatus} from './protocol/messages';
 import {MessageQueue} from './protocol/message-queue';
 import {MessageWriter} from './protocol/output';
-import {checkConnection, CheckResult} from './sync/check';
-import {connect, Environment} from './sync/connection';
-import {discoverQuests} from './sync/discover';
+import {checkConnection, CheckResult} from './sync/commands/check';
+import {connect, Environment} from './sync/commands/connection';
+import {discover} from './sync/commands/discover';
 import {SyncOutput} from './sync/output-port';
-import {ConfiguredStream, readStreams} from './sync/reader';
-import {parseStateInput} from './sync/state';
+import {ConfiguredStream, readStreams} from './sync/commands/read';
+import {parseStateInput} from './sync/state/stream-state';
 
-/** The catalog's stream classes, loaded on first use (catalog.ts says why). */
-function catalog(): typeof import('./catalog') {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded lazily on purpose, see catalog.ts
-  return require('./catalog') as typeof import('./catalog');
-}
-
-/** The spec file, from the compiled lib/src as from the sources (tests). */
-function specFile(): string {
-  const candidates = [
-    path.resolve(__dirname, '..', 'resources', 'spec.json'),
-    path.resolve(__dirname, '..', '..', 'resources', 'spec.json'),
-  ];
-  const found = candidates.find((file) => fs.existsSync(file));
-  if (!found) throw new VError('resources/spec.json not found beside %s', __dirname);
-  return found;
+/** The connector's name and version, from package.json. */
+function connectorName(): string {
+  const pkg = JSON.parse(fs.readFileSync(projectFile('package.json'), 'utf8')) as {name: string; version: string};
+  return `${pkg.name} ${pkg.version}`;
 }
 
 /**
  * The source as the Faros kit knows it: a thin adapter between the kit's entry points and the
- * connector's parts (check, discover and the reader in src/sync, the protocol in src/protocol).
+ * connector's parts (check, discover and the reader in src/sync, the protocol in src/protocol). It
+ * offers the kit no stream classes: the streams are defined in src/sync/streams, and read by the
+ * connector's reader, never record by record.
  */
-export class QuestbackSource extends AirbyteSourceBase<QuestbackConfig> {
+export class QuestbackSource extends AirbyteSource<QuestbackConfig> {
   constructor(
-    logger: AirbyteLogger,
+    private readonly logger: AirbyteLogger,
     private readonly env: Environment
   ) {
-    super(logger);
-  }
-
-  get type(): string {
-    return 'questback';
+    super();
   }
 
   override async spec(): Promise<AirbyteSpec> {
-    return new AirbyteSpec(JSON.parse(fs.readFileSync(specFile(), 'utf8')));
+    return new AirbyteSpec(connectorSpec());
   }
 
   async runCheck(config: QuestbackConfig): Promise<CheckResult> {
     return checkConnection(config, connect(config, this.env, this.logger, 'check'), this.env.runtime, this.logger);
   }
 
-  async checkConnection(config: QuestbackConfig): Promise<[boolean, VError | undefined]> {
-    const result = await this.runCheck(config);
-    return result.ok ? [true, undefined] : [false, new VError('%s', result.message)];
+  override async check(config: QuestbackConfig): Promise<AirbyteConnectionStatusMessage> {
+    return connectionStatus(await this.runCheck(config));
   }
 
-  streams(config: QuestbackConfig): AirbyteStreamBase[] {
-    return catalog().catalogStreams(this.logger, config);
-  }
-
-  /**
-   * per_quest: one stream per quest, with the columns of a small export of each, and the columns
-   * stream. combined: the responses and columns streams, whose schemas need no export; a token proves
-   * the credentials.
-   */
+  /** The catalog, built from the stream definitions (src/sync/streams). */
   override async discover(config: QuestbackConfig): Promise<AirbyteCatalogMessage> {
-    if (config.stream_layout === 'combined') {
-      await connect(config, this.env, this.logger, 'sync').authenticate();
-      return new AirbyteCatalogMessage({streams: this.streams(config).map((s) => s.asAirbyteStream())});
-    }
-    const quests = await discoverQuests({
-      config,
-      connection: connect(config, this.env, this.logger, 'sync'),
-      runtime: this.env.runtime,
-      logger: this.logger,
-      end: this.syncEnd(config),
-    });
-    return new AirbyteCatalogMessage({
-      streams: [
-        ...quests.map((q) => new (catalog().QuestStream)(this.logger, q.questId, q.columns).asAirbyteStream()),
-        catalog().columnsStream(this.logger).asAirbyteStream(),
-      ],
-    });
+    const connection = connect(config, this.env, this.logger, 'sync');
+    const catalog = await discover(config, connection, this.env.runtime, this.logger, this.syncEnd(config));
+    return new AirbyteCatalogMessage({streams: catalog.streams as AirbyteStream[]});
   }
 
   /** Reads the configured streams into `output`; resolves to false when any stream failed. */
@@ -160,11 +128,22 @@ export class QuestbackSource extends AirbyteSourceBase<QuestbackConfig> {
   }
 }
 
-/** The connector's command line on stdout, with a runtime and an output tests may replace. */
-export function mainCommand(runtime: Runtime = systemRuntime, out: NodeJS.WritableStream = process.stdout): Command {
+export interface MainOptions {
+  runtime?: Runtime;
+  /** Where the protocol messages go: stdout by default. */
+  out?: NodeJS.WritableStream;
+  /** The process the command runs in: bin/main's own by default; tests run many commands in one. */
+  host?: Host;
+  /** The least level logged; by default LOG_LEVEL from the environment, else info. */
+  logLevel?: AirbyteLogLevel;
+}
+
+/** The connector's command line on stdout, with a runtime, an output and a host tests may replace. */
+export function mainCommand(options: MainOptions = {}): Command {
+  const {runtime = systemRuntime, out = process.stdout, host = processHost, logLevel} = options;
   const scrubber = new SecretScrubber();
   const writer = new MessageWriter(out, (line) => scrubber.scrub(line));
-  const logger = new ConnectorLogger(writer);
+  const logger = new ConnectorLogger(writer, logLevel);
   const onSecret = (secret: string, clientId?: string): void => scrubber.add(secret, clientId);
   const source = new QuestbackSource(logger, {runtime, onSecret});
   const connector: Connector = {
@@ -172,6 +151,8 @@ export function mainCommand(runtime: Runtime = systemRuntime, out: NodeJS.Writab
     check: (config) => source.runCheck(config),
     discover: (config) => source.discover(config),
     read: (config, catalog, state, output, signal) => source.runRead(config, catalog, state, output, signal),
+    probe: (config, options) => runProbe(config, options, {runtime, logger, onSecret}),
   };
-  return buildCommand(connector, {runtime, writer, logger, onSecret});
+  const scrub = (text: string): string => scrubber.scrub(text);
+  return buildCommand(connector, {runtime, writer, logger, onSecret, scrub, connectorName, host, out});
 }

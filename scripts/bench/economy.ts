@@ -8,8 +8,9 @@ import path from 'path';
 import {binMainArgv} from '../../harness/bin-main';
 import type {ExportRecord} from '../../simulator';
 import {DEFAULTS} from '../../src/core/config';
-import {questState} from '../../src/sync/state';
-import {sinceForStartDate} from '../../src/sync/windows';
+import {questState} from '../../src/sync/state/stream-state';
+import {CURSOR_FIELD} from '../../src/sync/streams/record-columns';
+import {sinceForStartDate} from '../../src/core/time';
 import {runPiped, SimChild} from './proc';
 import {iso, Row, s, thousands} from './report';
 import {
@@ -281,7 +282,10 @@ async function sparse(ctx: BenchContext, rows: Row[], notes: string[]): Promise<
         type: 'STREAM',
         stream: {
           stream_descriptor: {name: streamName(id)},
-          stream_state: questState({cursor: sinceForStartDate(startMs), density: {rows_per_day: 1}, exports: []}),
+          stream_state: questState(
+            {cursor: sinceForStartDate(startMs), density: {rows_per_day: 1}, exports: []},
+            CURSOR_FIELD
+          ),
         },
       },
     ];

@@ -11,7 +11,7 @@ import path from 'path';
 import {binMainArgv} from '../../harness/bin-main';
 import {DEFAULTS} from '../../src/core/config';
 import {LIMITS} from '../../src/core/limits';
-import {COLUMNS_STREAM} from '../../src/sync/columns-stream';
+import {COLUMNS_STREAM} from '../../src/sync/streams/columns-stream';
 import {PipedRun, runNode, runPiped, SimChild} from './proc';
 import {iso, Row, s, thousands} from './report';
 import {connectorConfig, countRequests, DAY_MS, discoverCatalog, problems, stateInput, writeJson} from './scenario';

@@ -5,7 +5,8 @@ import fs from 'fs';
 import path from 'path';
 
 import {binMainArgv} from '../../harness/bin-main';
-import {CURSOR_FIELD, questSchema, recordColumns} from '../../src/sync/schema';
+import {questSchema} from '../../src/sync/streams/quest-stream';
+import {CURSOR_FIELD, recordColumns} from '../../src/sync/streams/record-columns';
 import type {RequestRecord} from '../../simulator';
 import {PipedRun, runNode} from './proc';
 import {ConsumerReport, SimInfo} from './types';

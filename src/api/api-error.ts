@@ -178,3 +178,31 @@ export function apiError(err: unknown, ctx: RequestContext, body?: unknown): VEr
     return new QuestInaccessible(ctx.questId, status, message, info);
   return connectorError(failureTypeForStatus(status), message, info);
 }
+
+/**
+ * A 400 on create whose validation errors say that since or until lies in the future: the service's
+ * clock is behind this machine's by more than settle_seconds. Said as such, naming the setting,
+ * instead of the general "check the export settings".
+ */
+export function futureFilter(err: VError, filter: {since: string; until: string}, questId: string): VError | undefined {
+  const info = VError.info(err);
+  if (info.status !== 400) return undefined;
+  const errors = (info.validationErrors ?? {}) as Record<string, string[]>;
+  const texts = Object.entries(errors).map(([field, messages]) => `${field} ${messages.join(' ')}`);
+  if (typeof info.explanation === 'string') texts.push(info.explanation);
+  const fields = (['until', 'since'] as const).filter((name) =>
+    texts.some((text) => new RegExp(`\\b${name}\\b`, 'i').test(text) && /future/i.test(text))
+  );
+  if (!fields.length) return undefined;
+  const asked = fields.map((name) => `${name} ${filter[name]}`).join(' and ');
+  const serverDate = typeof info.serverDate === 'string' ? Date.parse(info.serverDate) : NaN;
+  const clock = Number.isNaN(serverDate)
+    ? ''
+    : ` (its clock said ${new Date(serverDate).toISOString()} when it answered)`;
+  return connectorError(
+    'config_error',
+    `Creating an export for quest ${questId} failed: the service rejected ${asked} as in the future${clock}, so its clock is behind this machine's. Raise settle_seconds above the difference (the connector asks only for responses older than settle_seconds), or have the clocks synchronised. The service answered: HTTP 400${info.explanation ? ` - ${String(info.explanation)}` : ''}.`,
+    info,
+    err
+  );
+}

@@ -1,16 +1,16 @@
-import {AxiosInstance, AxiosRequestConfig, AxiosResponse, isAxiosError} from 'axios';
+import {AxiosInstance} from 'axios';
 import {IncomingMessage} from 'http';
-import {Readable} from 'stream';
-import VError from 'verror';
 
-import {isLoopbackHost, QuestbackConfig} from '../core/config';
+import {QuestbackConfig} from '../core/config';
+import {isLoopbackHost} from '../core/config-rules';
 import {connectorError} from '../core/errors';
 import {LIMITS} from '../core/limits';
 import {formatUtcTimestamp, TimeWindow} from '../core/time';
-import {apiError, redactUrl, RequestContext} from './api-error';
+import {futureFilter, redactUrl, RequestContext} from './api-error';
 import {Download, downloadTransport, ExportFile} from './download';
 import {classifyStatus, ExportStatus} from './export-status';
 import {bodyExcerpt, describeProblem, looksLikeHtml, parseProblemDetails} from './problem-details';
+import {discard, jsonObject, readSmallBody, send} from './request';
 
 /** The export settings the service takes; only CSV is read by this connector. */
 export interface ExportSettings {
@@ -47,40 +47,11 @@ export interface ExportApi {
   openDownload(questId: string, exportId: string, url: string, signal?: AbortSignal): Promise<DownloadResult>;
 }
 
-const MAX_ERROR_BODY = 64 * 1024;
-
-async function readSmallBody(stream: unknown): Promise<string | undefined> {
-  if (!(stream instanceof Readable)) return undefined;
-  const chunks: Buffer[] = [];
-  let size = 0;
-  try {
-    for await (const chunk of stream) {
-      const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
-      chunks.push(buf);
-      size += buf.length;
-      if (size >= MAX_ERROR_BODY) break;
-    }
-  } catch {
-    // A body we cannot read only loses the explanation, not the status.
-  }
-  stream.destroy();
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-interface Call {
-  context: RequestContext;
-  config: AxiosRequestConfig;
-  /** Statuses the caller handles itself, returned instead of thrown. */
-  accept?: readonly number[];
-  /** Turns a failure the caller can say more about into a better error; undefined keeps it. */
-  rejected?: (err: VError) => VError | undefined;
-}
-
 /**
  * Questback's export API, every endpoint on one class (the token aside): create an export for a
- * window, read its status, open its file, and the cheap list request `check` uses. One private
- * method sends every request; it attaches the context and turns failures into errors a person can
- * act on. Outcomes the caller acts on (a conflict, a vanished export, a gone file) come back typed.
+ * window, read its status, open its file, and the cheap list request `check` uses. Every request
+ * goes through `send` (request.ts), which attaches the context and turns failures into errors a
+ * person can act on. Outcomes the caller acts on (a conflict, a vanished export, a gone file) come back typed.
  */
 export class QuestbackApi implements ExportApi {
   constructor(
@@ -96,7 +67,7 @@ export class QuestbackApi implements ExportApi {
       settings: this.settings,
       filter: {since: formatUtcTimestamp(window.since), until: formatUtcTimestamp(window.until)},
     };
-    const response = await this.request({
+    const response = await send(this.http, {
       context,
       accept: [409],
       rejected: (err) => futureFilter(err, body.filter, questId),
@@ -114,7 +85,7 @@ export class QuestbackApi implements ExportApi {
         explanation: describeProblem(parseProblemDetails(response.data)) ?? 'HTTP 409 Conflict',
       };
     }
-    const exportId = this.jsonObject(response, context).exportId;
+    const exportId = jsonObject(response, context).exportId;
     if (typeof exportId !== 'string' || exportId === '') {
       throw connectorError('transient_error', `Creating an export for quest ${questId} returned no exportId.`, {
         ...context,
@@ -127,7 +98,7 @@ export class QuestbackApi implements ExportApi {
   async exportStatus(questId: string, exportId: string, signal?: AbortSignal): Promise<ExportStatus> {
     const context: RequestContext = {operation: 'Checking export status', questId};
     const statusUrl = `${this.exportPath(questId, exportId)}/status`;
-    const response = await this.request({
+    const response = await send(this.http, {
       context,
       accept: [404, 410],
       config: {method: 'GET', url: statusUrl, signal, headers: {Accept: 'application/json'}},
@@ -145,7 +116,7 @@ export class QuestbackApi implements ExportApi {
       // A relative Location is relative to the status address it came with.
       return {kind: 'completed', downloadUrl: new URL(location, statusUrl).toString()};
     }
-    const status = classifyStatus(this.jsonObject(response, context).status);
+    const status = classifyStatus(jsonObject(response, context).status);
     if (status.kind !== 'done') return status;
     // A record instead of the documented redirect: its Location, when it has one, is where the file
     // is (the service may serve it nowhere else); else the documented download path.
@@ -179,7 +150,7 @@ export class QuestbackApi implements ExportApi {
       if (parsed.protocol !== 'https:' && !(parsed.protocol === 'http:' && isLoopbackHost(parsed.hostname))) {
         fail(`the service redirected to ${parsed.protocol}//${parsed.host}, but files are downloaded over https only`);
       }
-      const response = await this.request({
+      const response = await send(this.http, {
         context,
         accept: [404, 410],
         config: {
@@ -235,7 +206,7 @@ export class QuestbackApi implements ExportApi {
   /** The cheapest read of a quest: proves the token works and the quest is readable; needs a well-formed answer. */
   async checkAccess(questId: string, signal?: AbortSignal): Promise<void> {
     const context: RequestContext = {operation: 'Checking access', questId, setting: 'api_url', baseUrl: this.apiUrl};
-    const response = await this.request({
+    const response = await send(this.http, {
       context,
       config: {method: 'GET', url: `${this.questPath(questId)}/invitations`, params: {skip: 0, take: 0}, signal},
     });
@@ -282,76 +253,4 @@ export class QuestbackApi implements ExportApi {
   private exportPath(questId: string, exportId: string): string {
     return `${this.exportsPath(questId)}/${encodeURIComponent(exportId)}`;
   }
-
-  private async request(call: Call): Promise<AxiosResponse> {
-    try {
-      return await this.http.request({...call.config, context: call.context});
-    } catch (err) {
-      if (isAxiosError(err) && err.response && call.accept?.includes(err.response.status)) {
-        if (call.config.responseType === 'stream' || err.response.data instanceof Readable) {
-          err.response.data = await readSmallBody(err.response.data);
-        }
-        return err.response;
-      }
-      const body =
-        isAxiosError(err) && err.response?.data instanceof Readable
-          ? await readSmallBody(err.response.data)
-          : undefined;
-      const error = apiError(err, call.context, body);
-      throw call.rejected?.(error) ?? error;
-    }
-  }
-
-  /** A JSON object from a 2xx answer, or an error saying what came instead (HTML, nothing). */
-  private jsonObject(response: AxiosResponse, ctx: RequestContext): Record<string, unknown> {
-    let data: unknown = response.data;
-    if (typeof data === 'string') {
-      try {
-        data = JSON.parse(data);
-      } catch {
-        // reported below
-      }
-    }
-    if (data && typeof data === 'object' && !Array.isArray(data)) return data as Record<string, unknown>;
-    const kind = String(response.headers['content-type'] ?? 'no content type');
-    const what = typeof response.data === 'string' && response.data.trim() ? `a ${kind} body` : 'an empty body';
-    throw connectorError(
-      'transient_error',
-      `${ctx.operation} for quest ${ctx.questId} failed: HTTP ${response.status} came with ${what} instead of JSON. This is usually a gateway problem.`,
-      {...ctx, status: response.status}
-    );
-  }
-}
-
-/** Drops a body not read (an error answer's was already read into text). */
-function discard(data: unknown): void {
-  if (data instanceof Readable) data.destroy();
-}
-
-/**
- * A 400 on create whose validation errors say that since or until lies in the future: the service's
- * clock is behind this machine's by more than settle_seconds. Said as such, naming the setting,
- * instead of the general "check the export settings".
- */
-function futureFilter(err: VError, filter: {since: string; until: string}, questId: string): VError | undefined {
-  const info = VError.info(err);
-  if (info.status !== 400) return undefined;
-  const errors = (info.validationErrors ?? {}) as Record<string, string[]>;
-  const texts = Object.entries(errors).map(([field, messages]) => `${field} ${messages.join(' ')}`);
-  if (typeof info.explanation === 'string') texts.push(info.explanation);
-  const fields = (['until', 'since'] as const).filter((name) =>
-    texts.some((text) => new RegExp(`\\b${name}\\b`, 'i').test(text) && /future/i.test(text))
-  );
-  if (!fields.length) return undefined;
-  const asked = fields.map((name) => `${name} ${filter[name]}`).join(' and ');
-  const serverDate = typeof info.serverDate === 'string' ? Date.parse(info.serverDate) : NaN;
-  const clock = Number.isNaN(serverDate)
-    ? ''
-    : ` (its clock said ${new Date(serverDate).toISOString()} when it answered)`;
-  return connectorError(
-    'config_error',
-    `Creating an export for quest ${questId} failed: the service rejected ${asked} as in the future${clock}, so its clock is behind this machine's. Raise settle_seconds above the difference (the connector asks only for responses older than settle_seconds), or have the clocks synchronised. The service answered: HTTP 400${info.explanation ? ` - ${String(info.explanation)}` : ''}.`,
-    info,
-    err
-  );
 }

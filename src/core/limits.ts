@@ -31,7 +31,7 @@ export const LIMITS = {
     /** A reading is forgotten after this long even if its reset time says otherwise. */
     readingMaxAgeMs: 5 * MINUTE_MS,
   },
-  /** sync/check.ts: check fails fast on what cannot heal in seconds. */
+  /** sync/commands/check.ts: check fails fast on what cannot heal in seconds. */
   check: {
     /** Retries of a timeout or 5xx (refused connections, unknown hosts and TLS errors are not retried). */
     retries: 1,
@@ -45,7 +45,7 @@ export const LIMITS = {
      */
     concurrency: 32,
   },
-  /** sync/export-job.ts: waiting for the service to generate an export. */
+  /** sync/exports/export-job.ts: waiting for the service to generate an export. */
   poll: {
     initialMs: 500,
     factor: 1.5,
@@ -53,9 +53,9 @@ export const LIMITS = {
     /** While an export is generated, a progress line this often. */
     logEveryMs: MINUTE_MS,
   },
-  /** sync/export-job.ts: 409 "an export for this quest is already being generated" (within export_timeout_minutes). */
+  /** sync/exports/export-job.ts: 409 "an export for this quest is already being generated" (within export_timeout_minutes). */
   conflict: {initialMs: 2000, maxMs: 30_000},
-  /** sync/export-policy.ts: the setbacks one planned window may meet before its stream fails. */
+  /** sync/exports/export-policy.ts: the setbacks one planned window may meet before its stream fails. */
   window: {
     /** All setbacks of a window and of the pieces it was split into. */
     setbacks: 16,
@@ -90,7 +90,7 @@ export const LIMITS = {
    * gzip body can expand into a 1 GiB cell).
    */
   csv: {maxCellChars: 4 * 1024 * 1024, maxRowChars: 8 * 1024 * 1024},
-  /** sync/discover.ts: exports of one sample window tried before discover fails. */
+  /** sync/streams/header-sample.ts: exports of one sample window tried before discover fails. */
   sampleAttempts: 3,
   /** protocol/output.ts: no record waits in the output buffer longer than this (a STATE is written at once). */
   flushEveryMs: 1000,
@@ -98,4 +98,18 @@ export const LIMITS = {
   messageFlushMs: 100,
   /** protocol/cli.ts: after SIGTERM or SIGINT, the read has this long to end its streams before the process ends anyway. */
   stopGraceMs: 10_000,
+  /** probe/: `bin/main probe`, which a person waits for. */
+  probe: {
+    /** The longest the probe takes, every wait included (its --minutes: 1 to 30). */
+    budgetMs: 5 * MINUTE_MS,
+    maxBudgetMs: 30 * MINUTE_MS,
+    /** Exports made at most, of one quest. */
+    exports: 3,
+    /** Rows read of one export at most: the rest of a large file is not downloaded. */
+    maxRows: 10_000,
+    /** An export is not started with less of the budget left: it could not finish. */
+    minExportMs: 10_000,
+    /** The longest wait for one answer, and for the next bytes of a download. */
+    answerTimeoutMs: MINUTE_MS,
+  },
 } as const;

@@ -37,6 +37,12 @@ export class SpillFile {
     return this.stored + this.used;
   }
 
+  /** Bytes held on disk, and in memory (the buffer, and what the temp dir could not take). */
+  get footprint(): {fileBytes: number; memoryBytes: number} {
+    const kept = this.chunks?.reduce((sum, chunk) => sum + chunk.length, 0) ?? 0;
+    return {fileBytes: this.fd === undefined ? 0 : this.stored, memoryBytes: this.buffer.length + kept};
+  }
+
   /** Appends bytes[start, end); returns the offset they begin at. */
   append(bytes: Uint8Array, start = 0, end = bytes.length): number {
     const at = this.size;

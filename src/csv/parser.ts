@@ -4,6 +4,13 @@ import {QUOTE, RowBatch, rowText, spareBuffer} from './rows';
 const LF = 10;
 const CR = 13;
 
+/** How the rows of a file ended (blank lines included): what a probe of the service's dialect reports. */
+export interface LineEnds {
+  crlf: number;
+  lf: number;
+  cr: number;
+}
+
 export type CsvProblem = 'stray-quote' | 'open-quote' | 'after-quote' | 'width' | 'cell-too-large' | 'row-too-large';
 
 /**
@@ -91,6 +98,9 @@ export class CsvScanner {
   header: string[] | undefined;
   /** Whether the input seen so far ends where a row ends (after a line end, or nothing at all). */
   terminated = true;
+  readonly lineEnds: LineEnds = {crlf: 0, lf: 0, cr: 0};
+  /** Cells written in quotes. */
+  quotedCells = 0;
 
   constructor(separator: string, options: CsvParserOptions = {}) {
     if (separator.length !== 1 || separator === '"' || separator === '\n' || separator === '\r') {
@@ -189,6 +199,9 @@ export class CsvScanner {
         pos++;
         this.rowStart = pos;
         this.doneBytes = pos;
+        // Counted as a CR when the chunk ended after it.
+        this.lineEnds.cr--;
+        this.lineEnds.crlf++;
       }
       if (pos === n) this.terminated = true;
     }
@@ -207,6 +220,7 @@ export class CsvScanner {
         }
         if (b[pos] === QUOTE) {
           mode = Mode.Quoted;
+          this.quotedCells++;
           pos++;
           continue;
         }
@@ -303,6 +317,9 @@ export class CsvScanner {
     if (c === CR) {
       if (next >= this.len) this.afterCr = true;
       else if (this.buf[next] === LF) next++;
+      this.lineEnds[next === pos + 2 ? 'crlf' : 'cr']++;
+    } else {
+      this.lineEnds.lf++;
     }
     this.rowStart = next;
     this.doneBytes = next;

@@ -1,5 +1,5 @@
 import {EncodingBasis, TextEncoding, Utf8Transcoder} from './decoder';
-import {CsvParserOptions, CsvScanner} from './parser';
+import {CsvParserOptions, CsvScanner, LineEnds} from './parser';
 import {RowBatch} from './rows';
 
 /** Complete rows are handed on once their bytes reach this (or the file ends): a few hundred rows a batch. */
@@ -55,6 +55,8 @@ export interface CsvSummary {
   encodingBasis: EncodingBasis;
   invalidSequences: number;
   nulChars: number;
+  lineEnds: LineEnds;
+  quotedCells: number;
 }
 
 /**
@@ -132,5 +134,7 @@ export async function readCsv(
     encodingBasis: transcoder.basis,
     invalidSequences: transcoder.invalidSequences,
     nulChars: transcoder.nulChars,
+    lineEnds: {...scanner.lineEnds},
+    quotedCells: scanner.quotedCells,
   };
 }

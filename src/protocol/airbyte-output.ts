@@ -2,7 +2,7 @@ import VError from 'verror';
 
 import {errorContext, errorMessage, failureTypeOf} from '../core/errors';
 import {Runtime} from '../core/runtime';
-import {RecordField, RowWriter, StreamRef, StreamStatus, SyncOutput} from '../sync/output-port';
+import {RecordShape, RowWriter, StreamRef, StreamStatus, SyncOutput} from '../sync/output-port';
 import {errorTrace, rateLimitedReason, recordMessage, streamState, streamStatus} from './messages';
 import {MessageWriter} from './output';
 import {RecordEncoder} from './record-encoder';
@@ -22,8 +22,8 @@ export class AirbyteOutput implements SyncOutput {
     void this.writer.write(streamStatus(stream, 'RUNNING', this.runtime.now(), [rateLimitedReason(until)]));
   }
 
-  rowWriter(stream: StreamRef, fields: readonly RecordField[]): RowWriter {
-    const encoder = new RecordEncoder({stream, fields});
+  rowWriter(shape: RecordShape): RowWriter {
+    const encoder = new RecordEncoder(shape);
     return {write: (rows) => this.writer.writeRecords(rows, encoder, this.runtime.now())};
   }
 

@@ -1,7 +1,7 @@
 import {AirbyteMessage} from 'faros-airbyte-cdk/lib/protocol';
 
 import {Runtime} from '../core/runtime';
-import {RecordField, RowWriter, StreamRef, StreamStatus, SyncOutput} from '../sync/output-port';
+import {RecordShape, RowWriter, StreamRef, StreamStatus, SyncOutput} from '../sync/output-port';
 import {AirbyteOutput} from './airbyte-output';
 import {MessageWriter} from './output';
 
@@ -39,8 +39,8 @@ export class MessageQueue implements SyncOutput {
     this.output.rateLimited(stream, until);
   }
 
-  rowWriter(stream: StreamRef, fields: readonly RecordField[]): RowWriter {
-    const writer = this.output.rowWriter(stream, fields);
+  rowWriter(shape: RecordShape): RowWriter {
+    const writer = this.output.rowWriter(shape);
     return {write: (rows) => writer.write(rows) ?? this.backpressure()};
   }
 

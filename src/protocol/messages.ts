@@ -1,6 +1,12 @@
-import {AirbyteMessage, AirbyteMessageType} from 'faros-airbyte-cdk/lib/protocol';
+import {
+  AirbyteConnectionStatus,
+  AirbyteConnectionStatusMessage,
+  AirbyteMessage,
+  AirbyteMessageType,
+} from 'faros-airbyte-cdk/lib/protocol';
 
 import {FailureType} from '../core/errors';
+import {CheckResult} from '../sync/commands/check';
 import {StreamRef, StreamStatus} from '../sync/output-port';
 
 /**
@@ -91,4 +97,13 @@ export function errorTrace(
       },
     },
   };
+}
+
+/** The check command's answer. */
+export function connectionStatus(result: CheckResult): AirbyteConnectionStatusMessage {
+  return new AirbyteConnectionStatusMessage(
+    result.ok
+      ? {status: AirbyteConnectionStatus.SUCCEEDED}
+      : {status: AirbyteConnectionStatus.FAILED, message: result.message}
+  );
 }

@@ -142,7 +142,7 @@ export class WorkerSink implements OutputSink {
       id = this.nextId++;
       this.ids.set(encoder, id);
       this.live.push(id);
-      this.post({kind: 'encoder', id, spec: encoder.spec});
+      this.post({kind: 'encoder', id, shape: encoder.shape});
       if (this.live.length > WORKER_ENCODERS) this.post({kind: 'drop', id: this.live.shift() as number});
     }
     const {bytes, cells} = rows;

@@ -9,12 +9,13 @@ import tty from 'tty';
 import {parentPort} from 'worker_threads';
 
 import {RowBatch} from '../csv/rows';
-import {EncoderSpec, RecordEncoder} from './record-encoder';
+import {RecordShape} from '../sync/output-port';
+import {RecordEncoder} from './record-encoder';
 
 /** What the record worker is asked, in order. */
 export type WorkerRequest =
   | {kind: 'open'; fd: number}
-  | {kind: 'encoder'; id: number; spec: EncoderSpec}
+  | {kind: 'encoder'; id: number; shape: RecordShape}
   | {kind: 'drop'; id: number}
   | {kind: 'rows'; seq: number; id: number; batch: RowBatch; emittedAt: number}
   | {kind: 'bytes'; seq: number; data: Uint8Array};
@@ -82,7 +83,7 @@ async function handle(m: WorkerRequest): Promise<void> {
   if (m.kind === 'open') {
     output = openOutput(m.fd);
   } else if (m.kind === 'encoder') {
-    encoders.set(m.id, new RecordEncoder(m.spec));
+    encoders.set(m.id, new RecordEncoder(m.shape));
   } else if (m.kind === 'drop') {
     encoders.delete(m.id);
   } else {

@@ -1,7 +1,6 @@
 import {encodeWtf8} from '../../src/csv/decoder';
 import {CsvScanner} from '../../src/csv/parser';
 import {RowBatch} from '../../src/csv/rows';
-import {RecordField} from '../../src/sync/output-port';
 
 /**
  * Rows as the reader hands them on: written as CSV (a cell quoted when it needs to be, and every
@@ -17,12 +16,4 @@ export function batchOf(rows: readonly (readonly string[])[], separator = '|'): 
   scanner.push(encodeWtf8(`${lines.join('\r\n')}\r\n`));
   scanner.end();
   return scanner.take() ?? {bytes: new Uint8Array(0), cells: new Int32Array(0), rows: 0, width};
-}
-
-/** The fields of a per_quest record: the columns in cell order, then fixed values. */
-export function columnsThenValues(columns: readonly string[], values: Readonly<Record<string, string>>): RecordField[] {
-  return [
-    ...columns.map((name, cell) => ({name, cell})),
-    ...Object.entries(values).map(([name, value]) => ({name, value})),
-  ];
 }

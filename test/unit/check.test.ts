@@ -12,7 +12,7 @@ import {LIMITS} from '../../src/core/limits';
 import {Runtime} from '../../src/core/runtime';
 import {ConnectorLogger} from '../../src/protocol/logger';
 import {MessageWriter} from '../../src/protocol/output';
-import {AccessChecker, checkConnection} from '../../src/sync/check';
+import {AccessChecker, checkConnection} from '../../src/sync/commands/check';
 
 const START = Date.parse('2026-11-26T00:00:00.000Z');
 

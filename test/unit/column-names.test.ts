@@ -1,9 +1,9 @@
 import {prng} from '../helpers/fake-api';
-import {MAX_NAME_LENGTH, warehouseName, warehouseNames} from '../../src/sync/column-names';
+import {MAX_NAME_LENGTH, warehouseName, warehouseNames} from '../../src/sync/streams/column-names';
 import {Destination, destinationColumns, javaHashCode} from '../helpers/destinations';
 import {PRESETS} from '../../simulator/title-presets';
 
-// The connector's own record fields (src/schema.ts), written out so that this test does not depend
+// The connector's own record fields (src/sync/streams/record-columns.ts), written out so that this test does not depend
 // on where that module lives.
 const CONNECTOR_FIELDS: ReadonlySet<string> = new Set([
   '_questback_quest_id',

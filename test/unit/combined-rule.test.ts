@@ -4,10 +4,11 @@
 // plus a resumed read from it give every row exactly once, never a row twice.
 
 import {DAY_MS} from '../../src/core/time';
-import {StreamCheckpoints} from '../../src/sync/checkpoints';
-import {QuestSync} from '../../src/sync/quest-sync';
-import {ExportSlots} from '../../src/sync/scheduler';
-import {combinedState, cursorOf, densityOf, questStatesOf, recordedExportsOf} from '../../src/sync/state';
+import {StreamCheckpoints} from '../../src/sync/state/checkpoints';
+import {QuestSync} from '../../src/sync/windows/quest-sync';
+import {ExportSlots} from '../../src/sync/exports/export-slots';
+import {cursorOf, densityOf, recordedExportsOf} from '../../src/sync/state/stream-state';
+import {combinedState, QuestAnswers, questStatesOf} from '../../src/sync/streams/responses-stream';
 import {FakeExportApi, prng, quietLogger, recordingOutput, virtualRuntime} from '../helpers/fake-api';
 
 const NOW = Date.parse('2026-11-26T00:00:00.000Z');
@@ -38,7 +39,6 @@ async function readAll(
         ...(density ? {density} : {}),
         exports: recordedExportsOf(own),
       });
-      const header = new Set(api.header);
       try {
         await new QuestSync(
           {
@@ -52,14 +52,11 @@ async function readAll(
             stallBudgetMs: 5 * 60_000,
             fingerprint: 'f',
             csv: {separator: '|'},
-            columnNames: 'survey',
           },
           {
             questId,
             stream: STREAM,
-            shape: 'answers',
-            configuredNames: header,
-            configuredTitles: header,
+            records: new QuestAnswers(STREAM, questId),
             from: cursor,
             end: NOW,
             ...(density ? {density} : {}),

@@ -4,12 +4,12 @@ import fs from 'fs';
 import path from 'path';
 import {Writable} from 'stream';
 
-import {streamState} from '../../src/protocol/messages';
+import {recordMessage, streamState} from '../../src/protocol/messages';
 import {MessageWriter} from '../../src/protocol/output';
 import {RecordEncoder} from '../../src/protocol/record-encoder';
-import {answerFields} from '../../src/sync/record-fields';
+import {RecordShape, shapeChanges, shapeRecord} from '../../src/sync/output-port';
 import {tempDir} from '../helpers/connector';
-import {batchOf, columnsThenValues} from '../helpers/rows';
+import {batchOf} from '../helpers/rows';
 
 /** A consumer that takes one chunk at a time, slowly, with a tiny buffer: backpressure on every write. */
 function slowConsumer(): {stream: Writable; chunks: string[]} {
@@ -99,6 +99,14 @@ const TRICKY_CELLS = [
 const STREAM = {name: 'quest_x', namespace: 'ns "q"'};
 const COLUMNS = TRICKY_CELLS.map((_, i) => (i === 3 ? 'Q "quoted" | name' : `c${i}`));
 const CONSTANTS = {_questback_quest_id: 'q-1', _questback_window_end: '2026-01-01T00:00:00.000Z'};
+/** A quest stream's shape: a field per column, then the connector's fields. */
+const SHAPE: RecordShape = {
+  stream: STREAM,
+  fields: [
+    ...COLUMNS.map((name, index) => ({kind: 'cell' as const, name, index})),
+    ...Object.entries(CONSTANTS).map(([name, value]) => ({kind: 'constant' as const, name, value})),
+  ],
+};
 
 /** The line JSON.stringify makes of a row: what the encoder must write, byte for byte. */
 function expectedLine(row: readonly string[], at: number): string {
@@ -110,11 +118,9 @@ function expectedLine(row: readonly string[], at: number): string {
   });
 }
 
-const FIELDS = columnsThenValues(COLUMNS, CONSTANTS);
-
 describe('RecordEncoder', () => {
   test('writes each row as JSON.stringify would, in buffers no larger than the batch unless a row is', () => {
-    const encoder = new RecordEncoder({stream: STREAM, fields: FIELDS});
+    const encoder = new RecordEncoder(SHAPE);
     const rows = [TRICKY_CELLS, [...TRICKY_CELLS].reverse(), TRICKY_CELLS.map(() => '')];
     const huge = TRICKY_CELLS.map((c, i) => (i === 9 ? c.repeat(5000) : c));
     const chunks = encoder.encode(batchOf([...rows, huge, ...rows]), 1234, 4096);
@@ -123,6 +129,92 @@ describe('RecordEncoder', () => {
     expect(lines).toEqual([...rows, huge, ...rows].map((row) => expectedLine(row, 1234)));
     expect(chunks.filter((c) => c.length > 4096)).toHaveLength(1);
   });
+
+  test('writes every kind of field of a shape as the record shapeRecord makes of the row, keys in shape order', () => {
+    const keys = TRICKY_CELLS.map((c, i) =>
+      i === 0 ? 'Response ID' : i === 5 ? '__proto__' : i === 6 ? '10' : i === 7 ? '2' : `Q${i}: ${c.slice(0, 9)}`
+    );
+    const shape: RecordShape = {
+      stream: {name: 'responses'},
+      fields: [
+        {kind: 'constant', name: 'quest_id', value: 'q "1"'},
+        {kind: 'text', name: 'response_id', index: 1},
+        {kind: 'cell', name: 'created', index: 2},
+        {kind: 'cells', name: 'answers', keys},
+        {kind: 'constant', name: 'nothing', value: null},
+        {kind: 'text', name: 'past_the_row', index: 99},
+        {kind: 'cell', name: 'again', index: 3},
+      ],
+    };
+    const rows = [TRICKY_CELLS, TRICKY_CELLS.map(() => ''), [...TRICKY_CELLS].reverse()];
+    const lines = Buffer.concat(new RecordEncoder(shape).encode(batchOf(rows), 7, 512))
+      .toString('utf8')
+      .split('\n');
+    expect(lines.pop()).toBe('');
+    // The same JSON value; "__proto__" is an answer like any other.
+    expect(lines.map((l) => JSON.parse(l))).toEqual(
+      rows.map((row) => recordMessage(shape.stream, shapeRecord(shape, row), 7))
+    );
+    // Keys in the shape's order, integer-like ones too (JSON.stringify would put those first).
+    for (const line of lines) {
+      const at = keys.map((k) => line.indexOf(`${JSON.stringify(k)}:`, line.indexOf('"answers":')));
+      expect(at.every((p, i) => p > (i === 0 ? 0 : at[i - 1]))).toBe(true);
+    }
+    const numbered: RecordShape = {stream: {name: 's'}, fields: [{kind: 'cells', name: 'a', keys: ['2', 'x', '1']}]};
+    const line = Buffer.concat(new RecordEncoder(numbered).encode(batchOf([['b', 'x', '']]), 7, 512)).toString('utf8');
+    expect(line).toBe(
+      '{"type":"RECORD","record":{"stream":"s","emitted_at":7,"data":{"a":{"2":"b","x":"x","1":null}}}}\n'
+    );
+    expect(JSON.parse(line).record.data).toEqual(shapeRecord(numbered, ['b', 'x', '']));
+  });
+});
+
+describe('RecordEncoder: time fields', () => {
+  test('a time is written as RFC 3339 in UTC; one that is not a time is null, and meta.changes says so', () => {
+    const shape: RecordShape = {
+      stream: {name: 'responses'},
+      fields: [
+        {kind: 'text', name: 'response_id', index: 0},
+        {kind: 'time', name: 'created', index: 1},
+        {kind: 'cells', name: 'answers', keys: ['Response ID', 'Created', 'Q1']},
+        {kind: 'time', name: 'Q1 as a time', index: 2},
+      ],
+    };
+    const rows = [
+      ['1', '2026-11-25 04:15:00', '2026-11-25T06:15:00.1234567+02:00'],
+      ['2', '25/11/2026 04:15', 'x'.repeat(30)],
+      ['3', '', 'a "quoted" 2026-11-25'],
+      ['4', '2026-11-25T04:15:00.5Z', '\u0001 not a time'],
+    ];
+    const lines = Buffer.concat(new RecordEncoder(shape).encode(batchOf(rows), 7, 256))
+      .toString('utf8')
+      .trimEnd()
+      .split('\n');
+    const expected = rows.map((row) => {
+      const message = recordMessage(shape.stream, shapeRecord(shape, row), 7) as unknown as {
+        record: Record<string, unknown>;
+      };
+      const changes = shapeChanges(shape, row);
+      return changes.length ? {...message, record: {...message.record, meta: {changes}}} : message;
+    });
+    expect(lines.map((l) => JSON.parse(l))).toEqual(expected);
+    expect(expected.map((m) => (m.record.data as Record<string, unknown>).created)).toEqual([
+      '2026-11-25T04:15:00Z',
+      null,
+      null,
+      '2026-11-25T04:15:00.5Z',
+    ]);
+    expect(JSON.parse(lines[1]).record.meta).toEqual({
+      changes: [
+        {field: 'created', change: 'NULLED', reason: 'SOURCE_SERIALIZATION_ERROR'},
+        {field: 'Q1 as a time', change: 'NULLED', reason: 'SOURCE_SERIALIZATION_ERROR'},
+      ],
+    });
+    // An empty cell is no change: it was empty.
+    expect(JSON.parse(lines[2]).record.meta.changes).toEqual([
+      {field: 'Q1 as a time', change: 'NULLED', reason: 'SOURCE_SERIALIZATION_ERROR'},
+    ]);
+  });
 });
 
 describe('MessageWriter records, encoded on this thread', () => {
@@ -130,7 +222,7 @@ describe('MessageWriter records, encoded on this thread', () => {
     const {stream, chunks} = slowConsumer();
     const writer = new MessageWriter(stream, (l) => l, 4096);
     expect(writer.encodeInWorker()).toBe(false); // a stream without a file descriptor: encoded here
-    const encoder = new RecordEncoder({stream: STREAM, fields: FIELDS});
+    const encoder = new RecordEncoder(SHAPE);
     const expected: string[] = [];
     let waits = 0;
     for (let batch = 0; batch < 60; batch++) {
@@ -178,7 +270,7 @@ describeCompiled('MessageWriter on a worker thread that writes to a pipe (compil
     const fd = fs.openSync(fifo, 'r+');
     const writer = new Writer({fd} as unknown as NodeJS.WritableStream, (l) => l, 4096);
     expect(writer.encodeInWorker()).toBe(true);
-    const encoder = new RecordEncoder({stream: STREAM, fields: FIELDS});
+    const encoder = new RecordEncoder(SHAPE);
     const rowsOf = (batch: number): string[][] =>
       Array.from({length: 20}, (_, i) => TRICKY_CELLS.map((c, k) => (k === 1 ? `${batch}.${i}` : c)));
     const batchCost = ((b) => b.bytes.buffer.byteLength + b.cells.buffer.byteLength)(batchOf(rowsOf(0)));
@@ -229,42 +321,5 @@ describeCompiled('MessageWriter on a worker thread that writes to a pipe (compil
     reader.destroy();
     writer.close();
     expect(Buffer.concat(got).toString('utf8').split('\n').filter(Boolean)).toEqual(expected);
-  });
-});
-
-describe('combined-layout records', () => {
-  /** What the combined layout wrote before rows became bytes: an object per row, through JSON.stringify. */
-  function oldLine(keys: string[], idIndex: number, createdIndex: number, row: string[], at: number): string {
-    const cells: Record<string, string | null> = {};
-    keys.forEach((key, i) => (cells[key] = row[i] === '' || row[i] === undefined ? null : row[i]));
-    const created = createdIndex < 0 ? '' : (row[createdIndex] ?? '');
-    const data = {
-      quest_id: 'q-1',
-      response_id: row[idIndex],
-      created: created === '' ? null : created,
-      answers: cells,
-      _questback_window_start: '2026-01-01T00:00:00.000Z',
-      _questback_window_end: '2026-02-01T00:00:00.000Z',
-    };
-    return JSON.stringify({type: 'RECORD', record: {stream: 'responses', emitted_at: at, data}});
-  }
-
-  test.each([
-    ['with a Created column', ['Response ID', 'Created', 'Q "1"', '2', '10', '__proto__', 'Q1 (2)', 'é'], 1],
-    ['without one', ['Response ID', 'Q', 'Q (2)', '007', '3'], -1],
-  ])('byte for byte what JSON.stringify made of the answers object (%s)', (_, keys, createdIndex) => {
-    const window = {since: Date.parse('2026-01-01T00:00:00Z'), until: Date.parse('2026-02-01T00:00:00Z')};
-    const fields = answerFields({keys, idIndex: 0, createdIndex}, 'q-1', window);
-    const encoder = new RecordEncoder({stream: {name: 'responses'}, fields});
-    const rows = [
-      keys.map((_k, i) => TRICKY_CELLS[(i * 5) % TRICKY_CELLS.length]),
-      keys.map(() => ''),
-      keys.map((_k, i) => (i === 0 ? 'id-3' : `v${i}`)),
-    ];
-    const lines = Buffer.concat(encoder.encode(batchOf(rows), 99, 4096))
-      .toString('utf8')
-      .trimEnd()
-      .split('\n');
-    expect(lines).toEqual(rows.map((row) => oldLine(keys, 0, createdIndex, row, 99)));
   });
 });

@@ -1,6 +1,6 @@
 import {randomUUID} from 'crypto';
 
-import {EmittedKeys} from '../../src/sync/emitted-keys';
+import {EmittedKeys} from '../../src/sync/windows/emitted-keys';
 
 /** A seeded generator, so that a failure repeats. */
 function prng(seed: number): () => number {
@@ -170,6 +170,21 @@ describe('EmittedKeys', () => {
     expect(said).toEqual([
       expect.stringMatching(/^cannot make a temporary file in \/nonexistent\/questback-tmp \(ENOENT\)$/),
     ]);
+  });
+
+  test('what grows with the window is on disk: 16 bytes a UUID in the spill file, a 64 KiB buffer in memory', () => {
+    const keys = new EmittedKeys();
+    const sizes: {rows: number; fileBytes: number; memoryBytes: number}[] = [];
+    for (let rows = 1; rows <= 12_000; rows++) {
+      const id = bytes(randomUUID());
+      keys.add(id, 0, id.length);
+      if (rows % 4000 === 0) sizes.push({rows, ...keys.footprint});
+    }
+    keys.close();
+    // What the buffer holds is not in the file yet: a 64 KiB block at a time goes there.
+    expect(sizes).toEqual(
+      sizes.map(({rows}) => ({rows, fileBytes: Math.floor((rows * 16) / 65536) * 65536, memoryBytes: 65536}))
+    );
   });
 
   test('memory: 400,000 UUIDs cost a 64 KiB buffer while read and while met again in order; out of order, 16 bytes each', () => {

@@ -1,4 +1,5 @@
-import {questSchema, recordColumns, typeColumns} from '../../src/sync/schema';
+import {questSchema} from '../../src/sync/streams/quest-stream';
+import {recordColumns, typeColumns} from '../../src/sync/streams/record-columns';
 
 const HEADER = [
   'Response ID',

@@ -1,7 +1,7 @@
 import {describeWindow, formatDuration, formatUtcTimestamp, parseUtcTimestamp} from '../../src/core/time';
-import {decide, PieceRecord, WindowBudget} from '../../src/sync/export-policy';
-import {BYTE_CEILING, WindowSizer} from '../../src/sync/sizing';
-import {sinceForStartDate, splitWindow} from '../../src/sync/windows';
+import {decide, PieceRecord, WindowBudget} from '../../src/sync/exports/export-policy';
+import {BYTE_CEILING, WindowSizer} from '../../src/sync/windows/window-sizer';
+import {sinceForStartDate, splitWindow} from '../../src/core/time';
 
 const DAY = 86_400_000;
 

@@ -1,0 +1,128 @@
+import fs from 'fs';
+import VError from 'verror';
+
+import {projectFile} from './project-file';
+import {parseUtcTimestamp} from './time';
+
+/** One option of the spec: the JSON Schema keywords the spec uses, and Airbyte's form keywords. */
+export interface OptionSchema {
+  type: 'string' | 'integer' | 'number' | 'boolean' | 'array';
+  title?: string;
+  description?: string;
+  default?: unknown;
+  enum?: readonly string[];
+  minimum?: number;
+  maximum?: number;
+  pattern?: string;
+  /** Airbyte's text for what the pattern wants (the form shows it); messages use it too. */
+  pattern_descriptor?: string;
+  format?: 'date-time';
+  items?: OptionSchema;
+  minItems?: number;
+  uniqueItems?: boolean;
+  airbyte_secret?: boolean;
+}
+
+/** resources/spec.json: the one list of the connector's options, their defaults and their ranges. */
+export interface ConnectorSpec {
+  connectionSpecification: {
+    required: readonly string[];
+    properties: Readonly<Record<string, OptionSchema & {order: number}>>;
+  };
+  [key: string]: unknown;
+}
+
+/**
+ * The JSON Schema keywords this module validates, and those that only annotate (for the form). A
+ * spec that uses any other keyword is refused at start: it would otherwise go unchecked.
+ */
+const VALIDATED = ['type', 'enum', 'minimum', 'maximum', 'pattern', 'format', 'items', 'minItems', 'uniqueItems'];
+const ANNOTATIONS = [
+  'title',
+  'description',
+  'default',
+  'examples',
+  'order',
+  'group',
+  'always_show',
+  'airbyte_secret',
+  'airbyte_hidden',
+  'pattern_descriptor',
+];
+
+function checkKeywords(schema: object, where: string): void {
+  for (const [keyword, value] of Object.entries(schema)) {
+    if (!VALIDATED.includes(keyword) && !ANNOTATIONS.includes(keyword)) {
+      throw new VError('resources/spec.json: %s uses "%s", which the config validation does not know', where, keyword);
+    }
+    if (keyword === 'items') checkKeywords(value as object, `${where}.items`);
+  }
+}
+
+let loaded: ConnectorSpec | undefined;
+
+/** The connector's spec, read once. */
+export function connectorSpec(): ConnectorSpec {
+  if (!loaded) {
+    const spec = JSON.parse(fs.readFileSync(projectFile('resources/spec.json'), 'utf8')) as ConnectorSpec;
+    for (const [name, option] of Object.entries(spec.connectionSpecification.properties)) checkKeywords(option, name);
+    loaded = spec;
+  }
+  return loaded;
+}
+
+/** What a value breaks of an option's schema: the keyword (and, inside a list, the item's index); undefined if nothing. */
+export interface Violation {
+  keyword: string;
+  item?: number;
+}
+
+function typeMatches(schema: OptionSchema, value: unknown): boolean {
+  switch (schema.type) {
+    case 'string':
+      return typeof value === 'string';
+    case 'boolean':
+      return typeof value === 'boolean';
+    case 'array':
+      return Array.isArray(value);
+    case 'integer':
+      return typeof value === 'number' && Number.isInteger(value);
+    case 'number':
+      return typeof value === 'number' && Number.isFinite(value);
+  }
+}
+
+/**
+ * Checks a value against an option's schema, with JSON Schema's meaning of each keyword (a test
+ * compares the verdicts with a full JSON Schema validator). `skip` names keywords not to apply.
+ */
+export function violation(schema: OptionSchema, value: unknown, skip: readonly string[] = []): Violation | undefined {
+  const applies = (keyword: string): boolean => !skip.includes(keyword);
+  if (!typeMatches(schema, value)) return {keyword: 'type'};
+  if (applies('enum') && schema.enum && !schema.enum.includes(value as string)) return {keyword: 'enum'};
+  if (typeof value === 'number') {
+    if (applies('minimum') && schema.minimum !== undefined && value < schema.minimum) return {keyword: 'minimum'};
+    if (applies('maximum') && schema.maximum !== undefined && value > schema.maximum) return {keyword: 'maximum'};
+  }
+  if (typeof value === 'string') {
+    if (applies('pattern') && schema.pattern !== undefined && !new RegExp(schema.pattern, 'u').test(value))
+      return {keyword: 'pattern'};
+    if (applies('format') && schema.format === 'date-time' && parseUtcTimestamp(value) === undefined)
+      return {keyword: 'format'};
+  }
+  if (Array.isArray(value)) {
+    if (applies('minItems') && schema.minItems !== undefined && value.length < schema.minItems)
+      return {keyword: 'minItems'};
+    if (schema.items) {
+      const items = schema.items;
+      const bad = value.findIndex((item) => violation(items, item, skip) !== undefined);
+      if (bad >= 0) return {keyword: 'items', item: bad};
+    }
+    if (applies('uniqueItems') && schema.uniqueItems) {
+      const seen = value.map((item) => JSON.stringify(item));
+      const twice = seen.findIndex((item, i) => seen.indexOf(item) !== i);
+      if (twice >= 0) return {keyword: 'uniqueItems', item: twice};
+    }
+  }
+  return undefined;
+}

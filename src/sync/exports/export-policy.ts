@@ -1,0 +1,144 @@
+import {LIMITS} from '../../core/limits';
+import {formatDuration, spanOf, splitWindow, TimeWindow} from '../../core/time';
+import {RecordedExport} from '../state/checkpoints';
+
+/** Something that stopped an export of a window from ending in a whole file. */
+export type Setback =
+  /** The service ended the export in ERROR (or another failure status). */
+  | {kind: 'failed'; exportId: string; status: string}
+  /** The export was still not generated after export_timeout_minutes. */
+  | {kind: 'timeout'; exportId: string; status: string; waitedMs: number; timeoutMs: number}
+  /** The service no longer knew the export while it was generated (404 or 410 on its status). */
+  | {kind: 'vanished'; exportId: string; httpStatus: number}
+  /** The file was gone when downloaded (404 or 410). */
+  | {kind: 'gone'; exportId: string; httpStatus: number}
+  /** The download did not arrive whole. */
+  | {kind: 'cut-off'; exportId: string; reason: string};
+
+export type Decision =
+  /** Create a new export of the same piece. */
+  | {action: 'recreate'}
+  /** Download the same export again, skipping the rows already emitted. */
+  | {action: 'redownload'}
+  /** Replace the piece by its two halves (see `halves`), each exported on its own. */
+  | {action: 'split'}
+  /** An earlier attempt's export that cannot be had: export its window anew, in pieces of about the target. */
+  | {action: 'anew'}
+  | {action: 'fail'; why: string};
+
+/** What one piece of a window (the window itself, or a part after splits) has met so far. */
+export interface PieceRecord {
+  window: TimeWindow;
+  failedInRow: number;
+  cutOffsInRow: number;
+  /** The piece is half of one that kept failing: the service seems to choke on the size, so it splits sooner. */
+  halfOfFailed?: boolean;
+  /** The piece's export is one an earlier attempt created (recorded in the state), not one of this attempt. */
+  reused?: boolean;
+}
+
+/** A piece as the policy first sees it: nothing met yet. `reused`: its export is an earlier attempt's. */
+export function pieceRecord(window: TimeWindow, reused = false): PieceRecord {
+  return {window, failedInRow: 0, cutOffsInRow: 0, ...(reused ? {reused} : {})};
+}
+
+/** The two halves a split piece becomes; halves of a piece that kept failing split again at their first failure. */
+export function halves(piece: PieceRecord, setback: Setback): PieceRecord[] {
+  return splitWindow(piece.window).map((half) => ({
+    ...pieceRecord(half),
+    ...(setback.kind === 'failed' ? {halfOfFailed: true} : {}),
+  }));
+}
+
+/** The one budget of a planned window, shared by all the pieces it is split into. */
+export interface WindowBudget {
+  setbacks: number;
+  timeouts: number;
+  /** Time the window's cut-off downloads went without a row new to it, summed. */
+  stalledMs: number;
+}
+
+export function describeSetback(s: Setback): string {
+  switch (s.kind) {
+    case 'failed':
+      return `export ${s.exportId} ended with status ${s.status} on the service`;
+    case 'timeout':
+      return `export ${s.exportId} was still ${s.status} after ${formatDuration(s.waitedMs)} (export_timeout_minutes is ${s.timeoutMs / 60_000})`;
+    case 'vanished':
+      return `export ${s.exportId} vanished while it was generated (HTTP ${s.httpStatus} on its status)`;
+    case 'gone':
+      return `the file of export ${s.exportId} was gone (HTTP ${s.httpStatus})`;
+    case 'cut-off':
+      return `the download of export ${s.exportId} was cut off: ${s.reason}`;
+  }
+}
+
+/**
+ * The exports an earlier attempt recorded that this attempt may re-use: only those made with the
+ * same settings (the fingerprint), since a file made with others is not the file this sync asks for.
+ */
+export function reusable(recorded: readonly RecordedExport[], fingerprint: string): RecordedExport[] {
+  return recorded.filter((e) => e.fingerprint === fingerprint);
+}
+
+/**
+ * Every rule for what happens when an export of a window does not end in a whole file, in one place:
+ * - an export of an earlier attempt that failed, timed out or is gone is not created again: its
+ *   window is exported anew, in pieces the density seen says hold about the target (the first export
+ *   of it may have been far larger); a cut-off download of it is downloaded again, as any;
+ * - a failed export is created again; after LIMITS.window.failedBeforeSplit failures in a row the
+ *   piece is split in two, since a service may choke on one large export; a half of such a piece
+ *   splits again at its first failure;
+ * - an export not generated in time splits its piece at once (waiting as long again for the same
+ *   export rarely helps), at most LIMITS.window.timeouts times;
+ * - an export that vanished, or whose file is gone, is created again;
+ * - a cut-off download is downloaded again (the rows already emitted are skipped); after
+ *   LIMITS.window.cutOffsBeforeSplit cut-offs in a row the piece is split;
+ * - a planned window and all its pieces share LIMITS.window.setbacks, and a budget of time without
+ *   a new row across its cut-off downloads (stallBudgetMs); past either the stream fails, and the
+ *   next sync starts again from the last STATE.
+ * A piece shorter than LIMITS.window.minSplitMs is never split: it is tried again instead, or fails.
+ */
+export function decide(
+  setback: Setback,
+  piece: PieceRecord,
+  budget: WindowBudget,
+  stallBudgetMs: number = LIMITS.window.stallMs
+): Decision {
+  if (piece.reused && setback.kind !== 'cut-off') return {action: 'anew'};
+  budget.setbacks++;
+  if (budget.stalledMs > stallBudgetMs) {
+    return {
+      action: 'fail',
+      why: `its downloads went ${formatDuration(budget.stalledMs)} without a new row (at most ${formatDuration(stallBudgetMs)} are allowed), the last: ${describeSetback(setback)}`,
+    };
+  }
+  if (budget.setbacks > LIMITS.window.setbacks) {
+    return {
+      action: 'fail',
+      why: `${LIMITS.window.setbacks} setbacks in one window, the last: ${describeSetback(setback)}`,
+    };
+  }
+  const splittable = spanOf(piece.window) >= LIMITS.window.minSplitMs;
+  switch (setback.kind) {
+    case 'failed':
+      piece.failedInRow++;
+      return piece.failedInRow >= (piece.halfOfFailed ? 1 : LIMITS.window.failedBeforeSplit) && splittable
+        ? {action: 'split'}
+        : {action: 'recreate'};
+    case 'timeout':
+      budget.timeouts++;
+      if (budget.timeouts > LIMITS.window.timeouts || !splittable) {
+        return {action: 'fail', why: describeSetback(setback)};
+      }
+      return {action: 'split'};
+    case 'vanished':
+    case 'gone':
+      return {action: 'recreate'};
+    case 'cut-off':
+      piece.cutOffsInRow++;
+      return piece.cutOffsInRow >= LIMITS.window.cutOffsBeforeSplit && splittable
+        ? {action: 'split'}
+        : {action: 'redownload'};
+  }
+}

@@ -1,0 +1,14 @@
+import {columnsStream} from './columns-stream';
+import {questStreams} from './quest-stream';
+import {responsesStream} from './responses-stream';
+import {CatalogStream, DiscoverContext, StreamDefinition} from './stream-definition';
+
+/** The kinds of stream this source has, in the order discover lists them. */
+export const STREAM_DEFINITIONS: readonly StreamDefinition[] = [questStreams, responsesStream, columnsStream];
+
+/** The catalog of the config's streams, as each definition lists its own. */
+export async function catalogStreams(ctx: DiscoverContext): Promise<CatalogStream[]> {
+  const streams: CatalogStream[] = [];
+  for (const definition of STREAM_DEFINITIONS) streams.push(...(await definition.discover(ctx)));
+  return streams;
+}

@@ -1,0 +1,214 @@
+import {createHash} from 'crypto';
+
+import {mapLimited} from '../../core/concurrency';
+import {QuestbackConfig} from '../../core/config';
+import {formatUtcTimestamp, parseUtcTimestamp} from '../../core/time';
+import {probeHeader} from './header-sample';
+import {StreamRef} from '../output-port';
+import {Priority} from '../exports/export-slots';
+import {objectSchema, recordColumns} from './record-columns';
+import {answerKeys} from './responses-stream';
+import {cursorOf} from '../state/stream-state';
+import {catalogStream, ReadEnv, StreamDefinition, streamRef} from './stream-definition';
+
+/** The stream that maps every column of every quest to the header text it came from. */
+export const COLUMNS_STREAM = 'columns';
+const COLUMNS_CURSOR = 'seen_at';
+
+/** One column of one quest's export. */
+export interface ColumnRecord {
+  quest_id: string;
+  /** The field name of the column in the quest's records. */
+  column: string;
+  /** The header text exactly as exported. */
+  header: string;
+  /** 1-based position in the export. */
+  position: number;
+  /** For an expanded multiple-choice column ("Question: Option"), the question; else the header. */
+  question: string;
+  option: string | null;
+  first_seen_at: string;
+  seen_at: string;
+}
+
+/** The stream as discover lists it: the same schema for every quest; its cursor is the sync's time. */
+export function columnsCatalogStream() {
+  const text = (description: string) => ({type: 'string', description});
+  return catalogStream(
+    COLUMNS_STREAM,
+    objectSchema({
+      quest_id: text('Id of the quest (survey).'),
+      column: text("The column's field name in the quest's records (the warehouse column)."),
+      header: text("The column's header text exactly as the export has it: the question (and option)."),
+      position: {type: 'integer', description: 'Position of the column in the export, from 1.'},
+      question: text('The question: the header without the option part of an expanded multiple-choice column.'),
+      option: {
+        type: ['null', 'string'],
+        description: 'The option of an expanded multiple-choice column ("Question: Option" headers), else null.',
+      },
+      first_seen_at: {
+        type: 'string',
+        format: 'date-time',
+        description: 'When this connection first saw the column in the export.',
+      },
+      seen_at: {type: 'string', format: 'date-time', description: 'When this sync saw the column; the cursor.'},
+    }),
+    COLUMNS_CURSOR,
+    [['quest_id'], ['column']]
+  );
+}
+
+/**
+ * Splits expanded multiple-choice headers into question and option: a header "Q: O" is a question
+ * with an option when another header of the export starts with the same "Q: ". A header with no such
+ * sibling is a question of its own, whatever colons it holds.
+ */
+export function questionParts(header: readonly string[]): {question: string; option: string | null}[] {
+  const prefixes = new Map<string, number>();
+  const prefixOf = (h: string): string | undefined => {
+    const at = h.lastIndexOf(': ');
+    return at > 0 ? h.slice(0, at) : undefined;
+  };
+  for (const h of header) {
+    const p = prefixOf(h);
+    if (p !== undefined) prefixes.set(p, (prefixes.get(p) ?? 0) + 1);
+  }
+  return header.map((h) => {
+    const p = prefixOf(h);
+    return p !== undefined && (prefixes.get(p) ?? 0) > 1
+      ? {question: p, option: h.slice(p.length + 2)}
+      : {question: h, option: null};
+  });
+}
+
+/** What the stream's state remembers of a column between syncs: when it was first seen, and a digest of its header. */
+type Seen = [firstSeen: string, digest: string];
+/** quest id -> column -> what was seen. */
+type SeenColumns = Record<string, Record<string, Seen>>;
+
+function digest(text: string): string {
+  return createHash('sha256').update(text).digest('base64url').slice(0, 8);
+}
+
+function seenOf(state: unknown): SeenColumns {
+  const raw = (state as {columns?: unknown} | undefined)?.columns;
+  const out: SeenColumns = {};
+  if (!raw || typeof raw !== 'object') return out;
+  for (const [quest, columns] of Object.entries(raw as Record<string, unknown>)) {
+    if (!columns || typeof columns !== 'object') continue;
+    for (const [column, seen] of Object.entries(columns as Record<string, unknown>)) {
+      const [at, hash] = Array.isArray(seen) ? seen : [];
+      if (typeof at === 'string' && parseUtcTimestamp(at) !== undefined && typeof hash === 'string') {
+        (out[quest] ??= {})[column] = [at, hash];
+      }
+    }
+  }
+  return out;
+}
+
+/** The records of one quest's columns, each named as the quest's records name it, first seen as the state remembers. */
+export function columnRecords(
+  config: QuestbackConfig,
+  questId: string,
+  header: readonly string[],
+  seen: SeenColumns,
+  seenAt: string
+): ColumnRecord[] {
+  // The column as the quest's records name it: a field of its own, or a key of the answers object.
+  const names =
+    config.stream_layout === 'combined'
+      ? answerKeys(header)
+      : recordColumns(header, config.column_names).map((c) => c.name);
+  const parts = questionParts(header);
+  const known = (seen[questId] ??= {});
+  return header.map((text, i) => {
+    // A column whose header text changed under the same name (survey naming) is a new column.
+    const before = known[names[i]];
+    const firstSeen = before && before[1] === digest(text) ? before[0] : seenAt;
+    known[names[i]] = [firstSeen, digest(text)];
+    return {
+      quest_id: questId,
+      column: names[i],
+      header: text,
+      position: i + 1,
+      question: parts[i].question,
+      option: parts[i].option,
+      first_seen_at: firstSeen,
+      seen_at: seenAt,
+    };
+  });
+}
+
+/**
+ * The `columns` stream: one record per configured quest and export column, in every sync (its
+ * cursor is the sync's time; a state in the future reads nothing). A quest whose records this
+ * read also exports gives the header its read meets (no export of its own); any other quest's header
+ * comes from a small sample export, as discover takes it. A quest whose export has no header (no
+ * responses in what was read) gives no record in this sync: the columns earlier syncs reported stay.
+ */
+export const columnsStream: StreamDefinition = {
+  async discover() {
+    return [columnsCatalogStream()];
+  },
+
+  plan(ctx, configured, state, out) {
+    const ref: StreamRef = streamRef(configured);
+    if (ref.name !== COLUMNS_STREAM) return undefined;
+    const {config, runtime, logger} = ctx;
+    const incremental = configured.sync_mode === 'incremental';
+    const seen = incremental ? seenOf(state) : {};
+    const cursor = incremental ? cursorOf(state, ref.name) : undefined;
+    return {
+      ref,
+      questIds: config.quest_ids,
+      readsResponses: false,
+      read: async (env: ReadEnv, skipped) => {
+        const now = runtime.now();
+        if (cursor !== undefined && cursor >= now) {
+          logger.info(`Stream ${ref.name}: the state's cursor lies in the future; nothing to read.`);
+          await out.state(ref, state as object, 0);
+          return 0;
+        }
+        const seenAt = formatUtcTimestamp(now);
+        let count = 0;
+        await mapLimited(config.quest_ids, config.max_concurrent_exports, async (questId) => {
+          const header = env.questsRead.has(questId)
+            ? await env.headers.header(questId)
+            : await probeWithSlot(env, questId, skipped);
+          if (!header) return;
+          const records = columnRecords(config, questId, header, seen, seenAt);
+          count += records.length;
+          await out.records(ref, records);
+        });
+        await out.state(ref, {cursor: seenAt, cursor_field: [COLUMNS_CURSOR], columns: seen}, count);
+        return count;
+      },
+    };
+  },
+};
+
+/** A header probe of a quest no other stream of this read exports, holding an export slot while it runs. */
+async function probeWithSlot(
+  env: ReadEnv,
+  questId: string,
+  skipped: (questId: string, why: string) => void
+): Promise<string[] | undefined> {
+  const slot = await env.slots.acquire(Priority.Needed, env.stop);
+  try {
+    const sample = await probeHeader(
+      {
+        config: env.ctx.config,
+        api: env.api,
+        runtime: env.ctx.runtime,
+        logger: env.ctx.logger,
+        end: env.ctx.syncEnd,
+        signal: env.stop,
+        onInaccessible: (why) => skipped(questId, why),
+      },
+      questId
+    );
+    return sample.header;
+  } finally {
+    slot.release();
+  }
+}

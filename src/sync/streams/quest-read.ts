@@ -1,0 +1,74 @@
+import {SEPARATORS} from '../../core/config';
+import {LIMITS} from '../../core/limits';
+import {DAY_MS, formatUtcTimestamp, sinceForStartDate} from '../../core/time';
+import {QuestCheckpoints, QuestProgress} from '../state/checkpoints';
+import {cursorOf, densityOf, recordedExportsOf} from '../state/stream-state';
+import {QuestPlan} from '../windows/quest-plan';
+import {QuestSync} from '../windows/quest-sync';
+import {PlanContext, ReadEnv} from './stream-definition';
+
+// What the streams of responses (a stream per quest, or one for all) share: where a quest starts, and its read.
+
+/** Where a quest's read starts: from its state (less any lookback), or just before start_date. */
+export function questStart(
+  ctx: PlanContext,
+  label: string,
+  state: unknown,
+  incremental: boolean
+): {from: number; progress: QuestProgress} {
+  const {config, logger} = ctx;
+  const startSince = sinceForStartDate(Date.parse(config.start_date));
+  const stateCursor = incremental ? cursorOf(state, label) : undefined;
+  let cursor = stateCursor ?? startSince;
+  if (stateCursor !== undefined && stateCursor < startSince) {
+    logger.info(
+      `${label}: the state's cursor ${formatUtcTimestamp(stateCursor)} lies before start_date; reading from start_date ${config.start_date}.`
+    );
+    cursor = startSince;
+  }
+  let from = cursor;
+  if (stateCursor !== undefined && config.lookback_days > 0) {
+    from = Math.max(startSince, cursor - config.lookback_days * DAY_MS);
+    logger.info(
+      `${label}: re-reading the ${config.lookback_days} day(s) before the cursor for late answers (lookback_days).`
+    );
+  }
+  const density = incremental ? densityOf(state) : undefined;
+  return {
+    from,
+    progress: {cursor, ...(density ? {density} : {}), exports: incremental ? recordedExportsOf(state) : []},
+  };
+}
+
+/** Reads one quest of a stream: its exports in adaptive windows, its rows as the plan's records, its progress in `checkpoints`. */
+export async function readQuest(env: ReadEnv, plan: QuestPlan, checkpoints: QuestCheckpoints): Promise<number> {
+  const {config, runtime, logger} = env.ctx;
+  logger.info(
+    `Stream ${plan.stream.name}: reading quest ${plan.questId} from ${formatUtcTimestamp(plan.from)} to ${formatUtcTimestamp(plan.end)}`
+  );
+  try {
+    return await new QuestSync(
+      {
+        api: env.api,
+        slots: env.slots,
+        runtime,
+        logger,
+        output: env.out,
+        sizing: {
+          targetRows: config.target_rows_per_export,
+          maxSpanMs: config.window_days ? config.window_days * DAY_MS : undefined,
+        },
+        exportTimeoutMs: config.export_timeout_minutes * 60_000,
+        stallBudgetMs: Math.max(LIMITS.window.stallMs, 2 * config.request_timeout_seconds * 1000),
+        fingerprint: env.fingerprint,
+        csv: {separator: SEPARATORS[config.field_separator], acceptStrayQuotes: config.accept_stray_quotes},
+        onHeader: (header) => env.headers.seen(plan.questId, header),
+      },
+      plan,
+      checkpoints,
+      env.stop
+    ).run();
+  } finally {
+    env.headers.ended(plan.questId);
+  }
+}

@@ -1,0 +1,83 @@
+import {ColumnNames} from '../../core/config';
+import {readTime} from '../../core/time-text';
+import {columnsFromHeader, isCreatedHeader} from '../../csv/header';
+import {warehouseNames} from './column-names';
+
+/** Fields the connector adds to every record of a quest stream, beside the quest's CSV columns. */
+export const QUEST_ID_FIELD = '_questback_quest_id';
+export const WINDOW_START_FIELD = '_questback_window_start';
+export const CURSOR_FIELD = '_questback_window_end';
+export const CONNECTOR_FIELDS: ReadonlySet<string> = new Set([QUEST_ID_FIELD, WINDOW_START_FIELD, CURSOR_FIELD]);
+
+/** A column of a quest's records: its field name, and the header text it came from. */
+export interface Column {
+  name: string;
+  title: string;
+  format?: 'date-time';
+}
+
+/**
+ * The record field names of a header. "warehouse": ASCII snake_case names that every destination
+ * keeps as they are (the header text stays in the schema's title); "survey": the header texts, made
+ * unique, as the survey shows them (destinations then rewrite them their own way).
+ */
+export function recordColumns(header: readonly string[], mode: ColumnNames): Column[] {
+  const names =
+    mode === 'warehouse' ? warehouseNames(header, CONNECTOR_FIELDS) : columnsFromHeader(header, CONNECTOR_FIELDS).names;
+  return header.map((title, i) => ({name: names[i], title}));
+}
+
+export {isCreatedHeader} from '../../csv/header';
+
+/**
+ * Types the columns. A column's type must not depend on whether the quest had responses when
+ * discover ran: a type that changes on a schema refresh is a breaking change in Airbyte. So the
+ * header decides: `Created` (any case), the creation time, is date-time also for an empty sample;
+ * every other column is a nullable string, since nothing else is certain (other timestamp-like
+ * headers are not documented). The one exception protects the data: a sampled `Created` value that
+ * is not a time the connector reads (core/time-text.ts) keeps the column a string, as its values
+ * would be nulled. A date-time column's values are written as RFC 3339 in UTC.
+ */
+export function typeColumns(columns: Column[], sample: readonly string[][]): Column[] {
+  return columns.map((column, i) => {
+    if (!isCreatedHeader(column.title)) return column;
+    const contradicted = sample.some((row) => row[i] && readTime(row[i]) === undefined);
+    return contradicted ? column : {...column, format: 'date-time'};
+  });
+}
+
+/** Whether a header text is the response id column ("Response ID", "ResponseId", "response_id"...). */
+export function isResponseIdHeader(text: string): boolean {
+  return text.toLowerCase().replace(/[^a-z]/g, '') === 'responseid';
+}
+
+/** The response id column, if the export has one: the natural primary key of a quest's rows. */
+export function responseIdColumn(columns: readonly Column[]): string | undefined {
+  return columns.find((c) => isResponseIdHeader(c.title))?.name;
+}
+
+export interface JsonSchema {
+  $schema: string;
+  type: 'object';
+  additionalProperties: true;
+  properties: Record<string, Record<string, unknown>>;
+}
+
+/** The connector's window fields of a record, as the quest streams' and `responses` schemas describe them. */
+export const WINDOW_PROPERTIES: JsonSchema['properties'] = {
+  [WINDOW_START_FIELD]: {
+    type: 'string',
+    format: 'date-time',
+    description: 'Start (exclusive) of the export time window the row came from.',
+  },
+  [CURSOR_FIELD]: {
+    type: 'string',
+    format: 'date-time',
+    description: 'End (inclusive) of the export time window the row came from; the incremental cursor.',
+  },
+};
+
+/** A stream's schema: an object of these properties, keeping any other (Airbyte drops them anyway). */
+export function objectSchema(properties: JsonSchema['properties']): JsonSchema {
+  return {$schema: 'http://json-schema.org/draft-07/schema#', type: 'object', additionalProperties: true, properties};
+}

@@ -1,0 +1,149 @@
+import {AirbyteLogger} from 'faros-airbyte-cdk/lib/logger';
+
+import {ExportApi} from '../../api/client';
+import {QuestbackConfig} from '../../core/config';
+import {Runtime} from '../../core/runtime';
+import {ExportSlots} from '../exports/export-slots';
+import {StreamRef, SyncOutput} from '../output-port';
+import {JsonSchema} from './record-columns';
+
+/** A stream of the configured catalog, as far as the reader needs it. */
+export interface ConfiguredStream {
+  stream: {
+    name: string;
+    namespace?: string | null;
+    json_schema?: {properties?: Record<string, {title?: unknown; format?: unknown}>};
+    source_defined_primary_key?: string[][];
+  };
+  sync_mode: string;
+  primary_key?: string[][];
+}
+
+/** A stream as discover lists it (Airbyte's AirbyteStream). */
+export interface CatalogStream {
+  name: string;
+  json_schema: JsonSchema;
+  supported_sync_modes: string[];
+  source_defined_cursor: boolean;
+  default_cursor_field: string[];
+  source_defined_primary_key?: string[][];
+  is_resumable: boolean;
+}
+
+/**
+ * A stream's catalog entry: every stream of this source reads incrementally on its own cursor, and
+ * resumes from its STATE (is_resumable: the platform keeps a full refresh's state between attempts).
+ */
+export function catalogStream(
+  name: string,
+  schema: JsonSchema,
+  cursor: string,
+  primaryKey: string[][] | undefined
+): CatalogStream {
+  return {
+    name,
+    json_schema: schema,
+    supported_sync_modes: ['full_refresh', 'incremental'],
+    source_defined_cursor: true,
+    default_cursor_field: [cursor],
+    ...(primaryKey?.length ? {source_defined_primary_key: primaryKey} : {}),
+    is_resumable: true,
+  };
+}
+
+/** What a stream's plan may use: the settings and the sync's end, before any request. */
+export interface PlanContext {
+  config: QuestbackConfig;
+  runtime: Runtime;
+  logger: AirbyteLogger;
+  /** The newest moment this read exports (now less settle_seconds). */
+  syncEnd: number;
+}
+
+/** The headers of the quests' exports as this read meets them, for the streams that describe columns. */
+export class HeaderBoard {
+  private readonly waiting = new Map<
+    string,
+    {promise: Promise<string[] | undefined>; settle: (h?: string[]) => void}
+  >();
+
+  private entry(questId: string) {
+    let entry = this.waiting.get(questId);
+    if (!entry) {
+      let settle: (h?: string[]) => void = () => undefined;
+      const promise = new Promise<string[] | undefined>((resolve) => (settle = resolve));
+      entry = {promise, settle};
+      this.waiting.set(questId, entry);
+    }
+    return entry;
+  }
+
+  /** A header of the quest's export was read (the first one counts). */
+  seen(questId: string, header: string[]): void {
+    this.entry(questId).settle(header);
+  }
+
+  /** The quest's read ended: no header will come if none came. */
+  ended(questId: string): void {
+    this.entry(questId).settle(undefined);
+  }
+
+  /** The header the quest's read meets, or undefined when it ends without one. */
+  header(questId: string): Promise<string[] | undefined> {
+    return this.entry(questId).promise;
+  }
+}
+
+/** What the streams of one read share. */
+export interface ReadEnv {
+  ctx: PlanContext;
+  api: ExportApi;
+  slots: ExportSlots;
+  out: SyncOutput;
+  /** Stops every stream: the read was stopped, or the credentials failed. */
+  stop: AbortSignal;
+  /** The digest of the export settings, recorded with every export. */
+  fingerprint: string;
+  headers: HeaderBoard;
+  /** Quests whose exports some stream of this read runs (their headers reach the board). */
+  questsRead: ReadonlySet<string>;
+}
+
+/** A configured stream, planned: what it is, and how to read it. */
+export interface StreamRead {
+  ref: StreamRef;
+  /** The quests whose exports it runs (rate-limit waits of their requests are this stream's). */
+  questIds: readonly string[];
+  /** It runs exports of its own (a stream that describes columns may only sample them). */
+  readsResponses: boolean;
+  /**
+   * Reads the stream; resolves to its record count. A quest that is inaccessible while
+   * skip_inaccessible_quests is on is reported through `skipped`, not thrown, by streams of several quests.
+   */
+  read(env: ReadEnv, skipped: (questId: string, why: string) => void): Promise<number>;
+}
+
+/** What discover may use: the settings, and the service (for sample exports, or a token alone). */
+export interface DiscoverContext extends PlanContext {
+  api: ExportApi;
+  /** Gets a token: proves the addresses and the credentials without an export. */
+  authenticate(): Promise<void>;
+}
+
+/**
+ * A kind of stream: what it is (its catalog entries: schema, key, cursor), how it plans the read of a
+ * configured stream of its kind, and (for the streams of responses) how a row becomes a record.
+ */
+export interface StreamDefinition {
+  /** The streams of this kind the config has, as discover lists them (none, for another layout). */
+  discover(ctx: DiscoverContext): Promise<CatalogStream[]>;
+  /** The configured stream's read, or undefined if it is not of this kind. Throws on a bad state. */
+  plan(ctx: PlanContext, configured: ConfiguredStream, state: unknown, out: SyncOutput): StreamRead | undefined;
+}
+
+export function streamRef(configured: ConfiguredStream): StreamRef {
+  return {
+    name: configured.stream.name,
+    ...(configured.stream.namespace ? {namespace: configured.stream.namespace} : {}),
+  };
+}

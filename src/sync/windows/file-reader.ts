@@ -1,0 +1,227 @@
+import {AirbyteLogger} from 'faros-airbyte-cdk/lib/logger';
+
+import {ExportApi} from '../../api/client';
+import {DownloadCutOff} from '../../api/download';
+import {connectorError} from '../../core/errors';
+import {CsvFormatError} from '../../csv/parser';
+import {CsvEncodingError, CsvReadOptions, readCsv} from '../../csv/reader';
+import {RowBatch} from '../../csv/rows';
+import {TimeWindow} from '../../core/time';
+import {isCreatedHeader} from '../../csv/header';
+import {CreatedTally, emptyTally, rowsInWindow} from './created-filter';
+import {IdentityResume} from './resume';
+
+/** More bytes than this that are not valid in the file's encoding fail the window instead of a warning. */
+export const MAX_INVALID_SEQUENCES = 100;
+
+/**
+ * What this sync has read of a planned window, carried from file to file of it: when a download is
+ * cut off and the export is downloaded again, its file is gone and the export is created again, or
+ * the window is split, the next files skip exactly the rows the window emitted already (by identity,
+ * see resume.ts), in whatever order they list them.
+ */
+export interface WindowFiles {
+  /** The header of the window's first file; every later file must repeat it. */
+  header?: string[];
+  resume?: IdentityResume;
+  /** What the rows' Created cells showed (created-filter.ts). */
+  created?: CreatedTally;
+}
+
+/** Where the rows of a window go. */
+export interface WindowSink {
+  /** The header of the window's files, once, before any row; returns the index of the rows' identity (-1: none). */
+  begin(header: string[]): number;
+  rows(rows: RowBatch): Promise<void> | undefined;
+  /** The file's size is known: its row count, estimated from its announced length and its first rows. */
+  estimate?(rows: number): void;
+}
+
+export type ReadOutcome =
+  | {
+      kind: 'complete';
+      /** Rows emitted from this file. */
+      emitted: number;
+      /** Rows in this file. */
+      rows: number;
+      bytes: number;
+      /** Rows of this file the window had emitted already. */
+      skipped: number;
+    }
+  /** stalledMs: how long the file went without a row new to the window before it was cut off. */
+  | {kind: 'cut-off'; reason: string; stalledMs: number}
+  | {kind: 'gone'; httpStatus: number};
+
+export interface FileRef {
+  questId: string;
+  exportId: string;
+  url: string;
+  /** The window the export asked for, and as said in messages. */
+  window: TimeWindow;
+  where: string;
+}
+
+export interface FileContext {
+  api: ExportApi;
+  logger: AirbyteLogger;
+  csv: CsvReadOptions;
+  /** Header texts the configured catalog knows: a first line sharing none of them is data, not a header. */
+  knownTitles: ReadonlySet<string>;
+  signal: AbortSignal;
+  now(): number;
+}
+
+function sameRow(a: readonly string[] | undefined, b: readonly string[] | undefined): boolean {
+  return !!a && !!b && a.length === b.length && a.every((cell, i) => cell === b[i]);
+}
+
+/**
+ * Downloads one export file and pushes the rows its window has not emitted yet to the sink. A
+ * cut-off comes back as a typed outcome; a file whose header differs from the window's is an error.
+ */
+export async function readExportFile(
+  ctx: FileContext,
+  file: FileRef,
+  files: WindowFiles,
+  sink: WindowSink
+): Promise<ReadOutcome> {
+  const {questId, exportId, where} = file;
+  const opened = await ctx.api.openDownload(questId, exportId, file.url, ctx.signal);
+  if (opened.kind === 'gone') return opened;
+  const download = opened.download;
+  let lastNew = ctx.now();
+  let position = 0;
+  let emitted = 0;
+  let estimated = false;
+  let resume: IdentityResume | undefined;
+  /** The Created cell of each row, or -1. */
+  let created = -1;
+  const skippedBefore = files.resume?.skipped ?? 0;
+
+  let summary;
+  try {
+    summary = await readCsv(
+      download.chunks(),
+      {...ctx.csv, maxInvalidSequences: MAX_INVALID_SEQUENCES, withholdUnterminatedRow: download.framing === 'close'},
+      {
+        header: (cells) => {
+          if (files.header === undefined) {
+            checkHeader(ctx, file, cells);
+            files.header = cells;
+            files.resume = new IdentityResume(sink.begin(cells), (reason) =>
+              ctx.logger.warn(
+                `Quest ${questId}: the identities of the rows emitted from ${where} are kept in memory, not in a temporary file: ${reason}. Memory grows with the window's rows; give the connector a writable TMPDIR.`
+              )
+            );
+          } else if (!sameRow(files.header, cells)) {
+            throw connectorError(
+              'transient_error',
+              `Quest ${questId}: export ${exportId} of ${where} has another header than the earlier export of this window (the survey was edited meanwhile?); nothing more of it is emitted, and the window is read again by the next sync.`,
+              {questId, exportId, window: where}
+            );
+          }
+          resume = files.resume;
+          resume?.startFile();
+          created = cells.findIndex(isCreatedHeader);
+        },
+        rows: (batch) => {
+          position += batch.rows;
+          const inWindow =
+            created < 0 ? batch : rowsInWindow(batch, created, file.window, (files.created ??= emptyTally()));
+          const fresh = resume ? resume.fresh(inWindow) : inWindow;
+          if (!estimated && download.contentLength !== undefined && download.receivedBytes > 0) {
+            estimated = true;
+            sink.estimate?.(Math.round((position * download.contentLength) / download.receivedBytes));
+          }
+          if (fresh.rows === 0) return undefined;
+          emitted += fresh.rows;
+          lastNew = ctx.now();
+          return sink.rows(fresh);
+        },
+      }
+    );
+  } catch (err) {
+    download.close();
+    if (err instanceof DownloadCutOff) return {kind: 'cut-off', reason: err.message, stalledMs: ctx.now() - lastNew};
+    throw fileError(err, file);
+  }
+  if (summary.withheldLastRow) {
+    return {
+      kind: 'cut-off',
+      reason: 'the server closed the connection to end a body of unknown length, and its last row had no line end',
+      stalledMs: ctx.now() - lastNew,
+    };
+  }
+  if (!summary.terminated && summary.rows > 0) {
+    // Length-delimited: the declared length arrived whole and nothing followed it (the download checks both).
+    ctx.logger.warn(
+      `Quest ${questId}: export ${exportId} of ${where} ends without a line end after its last row; the body matched its declared length and nothing followed it, so the row is taken as whole.`
+    );
+  }
+  if (summary.encodingBasis === 'sniffed') {
+    ctx.logger.warn(
+      `Quest ${questId}: export ${exportId} has no byte-order mark and is not UTF-8; it was read as ${summary.encoding}.`
+    );
+  }
+  if (summary.invalidSequences > 0) {
+    ctx.logger.warn(
+      `Quest ${questId}: export ${exportId} of ${where} held ${summary.invalidSequences} invalid ${summary.encoding.toUpperCase()} byte sequence(s); each became U+FFFD in the records.`
+    );
+  }
+  if (summary.nulChars > 0) {
+    ctx.logger.warn(
+      `Quest ${questId}: export ${exportId} of ${where} held ${summary.nulChars} NUL character(s), emitted as they are.`
+    );
+  }
+  const skipped = (files.resume?.skipped ?? 0) - skippedBefore;
+  return {kind: 'complete', emitted, rows: position, bytes: download.receivedBytes, skipped};
+}
+
+/** A first line that shares no name with the known columns is data, not a header. */
+function checkHeader(ctx: FileContext, file: FileRef, header: readonly string[]): void {
+  if (!ctx.knownTitles.size || header.some((name) => ctx.knownTitles.has(name))) return;
+  const example = ctx.knownTitles.values().next().value;
+  throw connectorError(
+    'transient_error',
+    `Quest ${file.questId}: the export of ${file.where} has no header row (its first line shares no column name with the ${ctx.knownTitles.size} known columns, e.g. ${JSON.stringify(example)}). Nothing of it was emitted.`,
+    {questId: file.questId, exportId: file.exportId}
+  );
+}
+
+/** A file that cannot be read as CSV, as an error a person can act on. */
+function fileError(err: unknown, file: FileRef): Error {
+  const {questId, exportId, where} = file;
+  if (err instanceof CsvFormatError && err.problem === 'stray-quote') {
+    return connectorError(
+      'config_error',
+      `The export of quest ${questId} for ${where} has a quote inside an unquoted cell (${err.message}), which CSV does not allow. To read such quotes as text, set accept_stray_quotes to true; or report the quest id to Questback support. No row of this window past the last checkpoint is kept.`,
+      {questId, exportId, line: err.line},
+      err
+    );
+  }
+  if (err instanceof CsvFormatError && (err.problem === 'cell-too-large' || err.problem === 'row-too-large')) {
+    return connectorError(
+      'system_error',
+      `The export of quest ${questId} for ${where} has ${err.problem === 'cell-too-large' ? 'a cell' : 'a row'} longer than ${err.limit} characters (line ${err.line}), far beyond any survey answer: the file is not a sound export, and reading it would exhaust memory. Nothing of this window past the last checkpoint is kept; report the quest id and export ${exportId} to Questback support.`,
+      {questId, exportId, window: where, line: err.line},
+      err
+    );
+  }
+  if (err instanceof CsvFormatError) {
+    return connectorError(
+      'transient_error',
+      `The export of quest ${questId} for ${where} is not valid CSV: ${err.message}. No row of it past the last checkpoint is kept; report this with the quest id to Questback support if it persists.`,
+      {questId, exportId, line: err.line},
+      err
+    );
+  }
+  if (err instanceof CsvEncodingError) {
+    return connectorError(
+      'transient_error',
+      `The export of quest ${questId} for ${where} is not valid ${err.encoding.toUpperCase()}: ${err.message}. Nothing of this window is saved; report it with the quest id to Questback support if it persists.`,
+      {questId, exportId},
+      err
+    );
+  }
+  return err instanceof Error ? err : new Error(String(err));
+}

@@ -1,0 +1,260 @@
+import {connectorError} from '../../core/errors';
+import {describeWindow, formatDuration} from '../../core/time';
+import {JobResult} from '../exports/export-job';
+import {ExportJobs, newPiece, Piece} from '../exports/export-jobs';
+import {decide, describeSetback, halves, reusable, Setback} from '../exports/export-policy';
+import {Priority} from '../exports/export-slots';
+import {RowWriter} from '../output-port';
+import {QuestCheckpoints} from '../state/checkpoints';
+import {tallyWarnings} from './created-filter';
+import {readExportFile} from './file-reader';
+import {QuestPlan, QuestSyncContext} from './quest-plan';
+import {PlannedWindow, WindowPlanner} from './window-planner';
+
+/**
+ * One quest's read: the loop over its windows (WindowPlanner), each window's pieces exported
+ * (ExportJobs) and their files read in order, every setback decided by the export policy
+ * (export-policy.ts). It tells the checkpointer what happened (an export was created or dropped,
+ * rows were written, a piece was read whole), and the checkpointer decides when a STATE goes out.
+ */
+export class QuestSync {
+  private readonly planner: WindowPlanner;
+  private readonly jobs: ExportJobs;
+  private total = 0;
+
+  constructor(
+    private readonly ctx: QuestSyncContext,
+    private readonly plan: QuestPlan,
+    private readonly checkpoints: QuestCheckpoints,
+    parent: AbortSignal
+  ) {
+    const {questId} = plan;
+    this.planner = new WindowPlanner({
+      questId,
+      logger: ctx.logger,
+      sizing: {...ctx.sizing, exportTimeoutMs: ctx.exportTimeoutMs},
+      ...(plan.density ? {density: plan.density} : {}),
+      replay: reusable(checkpoints.recorded, ctx.fingerprint),
+      from: plan.from,
+      end: plan.end,
+      slots: ctx.slots.limit,
+    });
+    this.jobs = new ExportJobs(
+      {
+        api: ctx.api,
+        slots: ctx.slots,
+        runtime: ctx.runtime,
+        logger: ctx.logger,
+        questId,
+        timeoutMs: ctx.exportTimeoutMs,
+        created: (piece, exportId) =>
+          checkpoints.exportCreated({exportId, window: piece.window, fingerprint: ctx.fingerprint}),
+        conflict: () => this.planner.oneAtATime(),
+      },
+      parent
+    );
+  }
+
+  /** Reads the quest; resolves to the number of records emitted, or throws what failed it. */
+  async run(): Promise<number> {
+    try {
+      if (this.planner.done) {
+        this.ctx.logger.info(
+          `Stream ${this.plan.stream.name}: nothing new to read (the cursor is at or past the sync's end)`
+        );
+        await this.checkpoints.nothingToRead();
+        return 0;
+      }
+      while (!this.planner.done) {
+        this.planAhead();
+        await this.readWindow(this.planner.head as PlannedWindow);
+        this.planner.shift();
+      }
+      return this.total;
+    } finally {
+      await this.jobs.stop();
+    }
+  }
+
+  /** Plans what may be planned now, and starts the exports of the windows planned. */
+  private planAhead(): void {
+    for (const w of this.planner.plan()) {
+      this.jobs.start(w.pieces[0], w === this.planner.head ? Priority.Needed : Priority.Ahead);
+    }
+  }
+
+  /**
+   * Exports and reads every piece of one planned window, in order, acting on setbacks as the policy
+   * decides. Windows of a stream are read one at a time (see StreamCheckpoints): the turn is taken
+   * for a file and kept while the window has rows no STATE has committed yet, across its setbacks.
+   * The head piece never needs a new export slot while it holds the turn (a recreated export keeps
+   * its slot, a split hands it to the first half), so a turn never waits for a slot others hold.
+   */
+  private async readWindow(w: PlannedWindow): Promise<void> {
+    let endTurn: (() => void) | undefined;
+    try {
+      while (w.pieces.length > 0) {
+        const piece = w.pieces[0];
+        const result = await this.jobs.result(piece);
+        if (result.kind !== 'ready') {
+          await this.act(w, piece, result);
+          continue;
+        }
+        endTurn ??= await this.checkpoints.reading();
+        await this.readPiece(w, piece, result);
+        if (this.checkpoints.clean) {
+          endTurn();
+          endTurn = undefined;
+        }
+      }
+    } finally {
+      endTurn?.();
+      w.files.resume?.close();
+      const {created} = w.files;
+      if (created)
+        for (const warning of tallyWarnings(this.plan.questId, w.window, created)) this.ctx.logger.warn(warning);
+    }
+  }
+
+  /** Reads the ready file of the piece at the head of the window and tells the checkpointer, or acts on its setback. */
+  private async readPiece(w: PlannedWindow, piece: Piece, result: Extract<JobResult, {kind: 'ready'}>): Promise<void> {
+    const {questId, records} = this.plan;
+    const {checkpoints} = this;
+    const where = `window ${describeWindow(piece.window)}`;
+    let writer: RowWriter | undefined;
+    const outcome = await readExportFile(
+      {
+        api: this.ctx.api,
+        logger: this.ctx.logger,
+        csv: this.ctx.csv,
+        knownTitles: records.knownTitles,
+        signal: this.jobs.signal,
+        now: () => this.ctx.runtime.now(),
+      },
+      {questId, exportId: result.exportId, url: result.downloadUrl, window: piece.window, where},
+      w.files,
+      {
+        begin: (header) => {
+          const identity = records.header(header);
+          this.ctx.onHeader?.(header);
+          return identity;
+        },
+        rows: (rows) => {
+          const write = (): Promise<void> | undefined => {
+            writer ??= this.ctx.output.rowWriter(records.shape(piece.window));
+            this.total += rows.rows;
+            checkpoints.rowsWritten(rows.rows);
+            return writer.write(rows);
+          };
+          const due = checkpoints.beforeRows();
+          return due ? due.then(write) : write();
+        },
+        estimate: (rows) => this.estimated(piece, rows, result.generationMs),
+      }
+    );
+    if (outcome.kind === 'gone') {
+      await this.act(w, piece, {kind: 'gone', exportId: result.exportId, httpStatus: outcome.httpStatus});
+      return;
+    }
+    if (outcome.kind === 'cut-off') {
+      w.budget.stalledMs += outcome.stalledMs;
+      await this.act(w, piece, {kind: 'cut-off', exportId: result.exportId, reason: outcome.reason});
+      return;
+    }
+    this.ctx.logger.info(
+      `Quest ${questId}: ${where} done, ${outcome.emitted} rows emitted${outcome.skipped ? ` (${outcome.skipped} more were emitted from an earlier file of this window)` : ''}, ${(outcome.bytes / 1048576).toFixed(1)} MB downloaded`
+    );
+    this.planner.observe({
+      window: piece.window,
+      rows: outcome.rows,
+      bytes: outcome.bytes,
+      ...(piece.reuse ? {} : {generationMs: result.generationMs}),
+    });
+    w.pieces.shift();
+    this.jobs.done(piece, w.pieces[0]);
+    // A window split after rows of the whole were emitted moves no cursor until its last piece is read.
+    const whole = !w.mixed || w.pieces.length === 0;
+    await checkpoints.pieceRead(result.exportId, whole ? piece.window.until : undefined, this.planner.hint());
+  }
+
+  /**
+   * The size of the file being read is known: the next windows can be planned while it is read. A
+   * file far above the target is still read whole (it is generated already; another export of the
+   * same rows would cost as much again), but its density goes into a STATE before its rows, so that
+   * a retry after a failure sizes its windows right.
+   */
+  private estimated(piece: Piece, rows: number, generationMs: number): void {
+    this.planner.observe({window: piece.window, rows, estimated: true, ...(piece.reuse ? {} : {generationMs})});
+    const target = this.ctx.sizing.targetRows;
+    if (rows > 2 * target) {
+      this.ctx.logger.info(
+        `Quest ${this.plan.questId}: the export of ${describeWindow(piece.window)} holds about ${rows} rows, more than twice target_rows_per_export (${target}); it is read whole, and the next windows are sized to the target.`
+      );
+      this.checkpoints.densityLearned(this.planner.hint(), true);
+    }
+    this.planAhead();
+  }
+
+  /** Applies the policy's decision on a setback of the piece at the head of the window. */
+  private async act(w: PlannedWindow, piece: Piece, setback: Setback): Promise<void> {
+    const {questId} = this.plan;
+    const what = describeSetback(setback);
+    const decision = decide(setback, piece.record, w.budget, this.ctx.stallBudgetMs);
+    if (decision.action !== 'redownload') this.checkpoints.exportDropped(setback.exportId);
+    switch (decision.action) {
+      case 'anew':
+        this.ctx.logger.info(
+          `Quest ${questId}: ${what}; the export of an earlier attempt is not re-used, its window is exported anew.`
+        );
+        this.replaceHead(
+          w,
+          this.planner.partition(piece.window).map((window) => newPiece(window))
+        );
+        await this.checkpoints.reuseAbandoned(setback.exportId);
+        return;
+      case 'recreate':
+        this.ctx.logger.warn(
+          `Quest ${questId}: ${what}; creating the export of ${describeWindow(piece.window)} again.`
+        );
+        this.jobs.start(piece, Priority.Needed);
+        return;
+      case 'redownload': {
+        const {stallBudgetMs} = this.ctx;
+        const left =
+          w.budget.stalledMs > 0
+            ? ` (${formatDuration(Math.max(0, stallBudgetMs - w.budget.stalledMs))} of the ${formatDuration(stallBudgetMs)} a window may go without new rows are left)`
+            : '';
+        this.ctx.logger.warn(
+          `Quest ${questId}: ${what}; downloading it again, skipping the ${w.files.resume?.emitted ?? 0} rows of this window already emitted${left}.`
+        );
+        return;
+      }
+      case 'split': {
+        const parts = halves(piece.record, setback).map((record) => ({...newPiece(record.window), record}));
+        this.ctx.logger.warn(
+          `Quest ${questId}: ${what}; splitting ${describeWindow(piece.window)} into ${describeWindow(parts[0].window)} and ${describeWindow(parts[1].window)}.`
+        );
+        this.replaceHead(w, parts);
+        this.jobs.start(parts[0], Priority.Needed);
+        this.jobs.start(parts[1], Priority.Ahead);
+        return;
+      }
+      case 'fail':
+        throw connectorError(
+          'transient_error',
+          `Quest ${questId}: the export of window ${describeWindow(w.window)} could not be completed: ${decision.why}. The next sync retries it from the last checkpoint; if it keeps failing, give Questback support the quest id and the export ids in the log.`,
+          {questId, window: describeWindow(w.window), setback: setback.kind}
+        );
+    }
+  }
+
+  /**
+   * The head piece gives way to `pieces`, the first of which takes over its slot (the head of a
+   * window never waits for a new one). Rows the stream has not committed yet may lie in any of them.
+   */
+  private replaceHead(w: PlannedWindow, pieces: Piece[]): void {
+    if (!this.checkpoints.clean) w.mixed = true;
+    const [head] = w.pieces.splice(0, 1, ...pieces);
+    this.jobs.replace(head, pieces[0]);
+  }
+}

@@ -1,0 +1,117 @@
+import {cellText, QUOTE, RowBatch, selectRows} from '../../csv/rows';
+import {EmittedKeys} from './emitted-keys';
+
+/**
+ * Resume within a window, by identity. The API documents no row order, and a re-generated or
+ * re-downloaded file of the same window may list its rows in another order (responses created in
+ * the same millisecond have none at all). So a file read after a cut-off, a gone file or a split
+ * skips exactly the rows whose identity this window has emitted already, wherever they stand, and
+ * emits every other row: nothing twice, nothing skipped by position.
+ *
+ * A row's identity is its Response ID when the export has that column (the stream's primary key),
+ * else the whole row, counted by occurrence (two identical rows stay two rows).
+ */
+export interface ResumeStrategy {
+  /** The rows of a batch not emitted yet in this window; they count as emitted from now on. */
+  fresh(batch: RowBatch): RowBatch;
+  /** Rows emitted in this window so far. */
+  readonly emitted: number;
+  /** Rows skipped because this window had emitted them already. */
+  readonly skipped: number;
+}
+
+/** Resume by identity: see the module comment. One per planned window, carried across all its files. */
+export class IdentityResume implements ResumeStrategy {
+  private readonly keys: EmittedKeys;
+  private skippedRows = 0;
+  private reading = false;
+  private scratch = new Uint8Array(256);
+
+  /**
+   * @param keyIndex the Response ID cell of each row, or -1 when the export has none (the whole row
+   *   is then its identity).
+   * @param onMemory told once if the keys cannot be spilled to a temporary file (they are then kept in memory).
+   */
+  constructor(
+    private readonly keyIndex: number,
+    onMemory?: (reason: string) => void
+  ) {
+    this.keys = new EmittedKeys({onMemory});
+  }
+
+  get emitted(): number {
+    return this.keys.size;
+  }
+
+  get skipped(): number {
+    return this.skippedRows;
+  }
+
+  /** A new file of the window begins: every identity emitted so far is to be skipped once in it. */
+  startFile(): void {
+    this.reading = this.keys.size > 0;
+    if (this.reading) this.keys.restart();
+  }
+
+  fresh(batch: RowBatch): RowBatch {
+    const {bytes, cells, rows, width} = batch;
+    const stride = width + 1;
+    let keep: Uint8Array | undefined;
+    for (let r = 0; r < rows; r++) {
+      const k = r * stride;
+      let key = bytes;
+      let start: number;
+      let end: number;
+      if (this.keyIndex >= 0) {
+        start = cells[k + this.keyIndex];
+        end = cells[k + this.keyIndex + 1] - 1;
+        if (end > start && bytes[start] === QUOTE) {
+          // A quoted key: its text, as an unquoted one would have it.
+          key = this.room(end - start);
+          end = cellText(bytes, start, end, key, 0);
+          start = 0;
+        }
+      } else {
+        key = this.room(cells[k + width] - cells[k] + 4 * width);
+        [start, end] = [0, this.rowKey(batch, k, key)];
+      }
+      if (this.reading && this.keys.take(key, start, end)) {
+        this.skippedRows++;
+        keep ??= new Uint8Array(rows).fill(1);
+        keep[r] = 0;
+        continue;
+      }
+      this.keys.add(key, start, end);
+    }
+    return keep ? selectRows(batch, keep) : batch;
+  }
+
+  /** The window is done with: its spill files go. */
+  close(): void {
+    this.keys.close();
+  }
+
+  /** The scratch buffer, with room for `n` bytes. */
+  private room(n: number): Uint8Array {
+    if (this.scratch.length < n) this.scratch = new Uint8Array(Math.max(n, this.scratch.length * 2));
+    return this.scratch;
+  }
+
+  /**
+   * A whole row as one key, in `out`: each cell's text after its length (4 bytes), so no two
+   * different rows share a key, however they are quoted. Returns the key's length.
+   */
+  private rowKey(batch: RowBatch, k: number, out: Uint8Array): number {
+    let at = 0;
+    for (let c = 0; c < batch.width; c++) {
+      const end = cellText(batch.bytes, batch.cells[k + c], batch.cells[k + c + 1] - 1, out, at + 4);
+      const len = end - at - 4;
+      out[at] = len & 255;
+      out[at + 1] = (len >>> 8) & 255;
+      out[at + 2] = (len >>> 16) & 255;
+      out[at + 3] = len >>> 24;
+      at = end;
+    }
+    return at;
+  }
+}

@@ -1,0 +1,110 @@
+// The config checks come from resources/spec.json: each option's schema decides, with JSON Schema's
+// meaning of its keywords, and the messages say what the schema asks for.
+
+import Ajv from 'ajv';
+import addFormats from 'ajv-formats';
+
+import {parseConfig} from '../../src/core/config';
+import {connectorSpec, violation} from '../../src/core/spec';
+import {REQUIRED_OPTIONS} from '../helpers/fixtures';
+
+const NOW = Date.parse('2026-06-01T00:00:00Z');
+const BASE = REQUIRED_OPTIONS;
+
+function messageOf(config: Record<string, unknown>): string {
+  try {
+    parseConfig({...BASE, ...config}, NOW);
+    return 'accepted';
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+
+/** Values of every kind, and around each bound and pattern of the spec. */
+function samples(): unknown[] {
+  const values: unknown[] = [
+    true,
+    false,
+    null,
+    {},
+    'text',
+    '',
+    '  ',
+    'PIPE',
+    'TEXT',
+    'per_quest',
+    'snake',
+    '42',
+    '0x1',
+  ];
+  values.push('2024-01-01T00:00:00Z', '2024-01-01T00:00:00.5Z', '2024-01-01', '2024-02-30T00:00:00Z');
+  values.push('https://api.questback.com', 'ftp://x', '1b4e28ba-2fa1-11d2-883f-0016d3cca427');
+  values.push([], ['1b4e28ba-2fa1-11d2-883f-0016d3cca427'], ['a'], ['1b4e28ba-2fa1-11d2-883f-0016d3cca427', 'A']);
+  values.push(['1b4e28ba-2fa1-11d2-883f-0016d3cca427', '1b4e28ba-2fa1-11d2-883f-0016d3cca427'], [3]);
+  for (const option of Object.values(connectorSpec().connectionSpecification.properties)) {
+    for (const bound of [option.minimum, option.maximum]) {
+      if (bound !== undefined) values.push(bound, bound - 1, bound + 1, bound - 0.01, bound + 0.01, bound + 0.5);
+    }
+    values.push(...(option.enum ?? []), option.default);
+  }
+  return values;
+}
+
+describe('options from the spec', () => {
+  test('each option checks a value as a JSON Schema validator does', () => {
+    const ajv = new Ajv({strict: false});
+    addFormats(ajv);
+    let compared = 0;
+    for (const [name, option] of Object.entries(connectorSpec().connectionSpecification.properties)) {
+      const validate = ajv.compile(option);
+      for (const value of samples()) {
+        expect({name, value, valid: violation(option, value) === undefined}).toEqual({
+          name,
+          value,
+          valid: validate(value),
+        });
+        compared++;
+      }
+    }
+    expect(compared).toBeGreaterThan(1000);
+  });
+
+  test('messages say what the schema asks for, and the default to fall back on', () => {
+    expect(messageOf({max_concurrent_exports: 0})).toBe(
+      "Invalid configuration: 'max_concurrent_exports' must be a whole number from 1 to 32, got 0. Leave it empty for the default, 8."
+    );
+    expect(messageOf({lookback_days: 'a week'})).toMatch(
+      /'lookback_days' must be a number of days from 0 to 90, got "a week"/
+    );
+    expect(messageOf({export_timeout_minutes: 0.01})).toMatch(
+      /'export_timeout_minutes' must be a number of minutes from 0.05 to 1440/
+    );
+    expect(messageOf({skip_inaccessible_quests: 'yes'})).toMatch(
+      /'skip_inaccessible_quests' must be true or false, got "yes"/
+    );
+    expect(messageOf({column_names: 'snake'})).toMatch(/'column_names' must be "warehouse" or "survey", got "snake"/);
+    expect(messageOf({field_separator: 'pipe'})).toMatch(
+      /'field_separator' must be one of PIPE, COMMA, SEMICOLON, TAB, got "pipe"/
+    );
+    expect(messageOf({project_id: '12a'})).toMatch(
+      /'project_id' must be digits only, got "12a"\. Leave it empty for the default, \d+\./
+    );
+    expect(messageOf({window_days: 2.5})).toMatch(
+      /'window_days' must be a whole number of days from 1 to 3650 \(or left out, so that windows follow the data\), got 2.5\.$/
+    );
+    expect(messageOf({client_secret: ['hunter2']})).toBe(
+      "Invalid configuration: 'client_secret' must be a string, got object."
+    );
+  });
+
+  test('empty values fall back to the defaults; text is trimmed; value_type is left to the service beyond upper-case names', () => {
+    const {config} = parseConfig(
+      {...BASE, max_concurrent_exports: '', stream_layout: ' combined ', value_type: 'BOGUS'},
+      NOW
+    );
+    expect(config).toMatchObject({max_concurrent_exports: 8, stream_layout: 'combined', value_type: 'BOGUS'});
+    expect(messageOf({value_type: 'text'})).toMatch(
+      /'value_type' must be an upper-case option name like ORDER_NUMBER, got "text"/
+    );
+  });
+});
