@@ -1,7 +1,7 @@
 // The connector's benchmark: `npm run bench` (or `node lib/scripts/bench.js [options]` after a build).
 // It reports figures; what the connector promises in counts and exactness the tests assert. A target
-// column stays on what no test may bound (throughput, wall-time ratios) and on peak memory, which
-// the tests bound for one export size only.
+// column stays on what no test may bound (throughput, wall-time ratios) and on peak memory by rows
+// per export, which no test measures at these sizes.
 // Every process it starts (simulators, connector runs, consumers) is a child with a timeout, all on
 // loopback, all killed and the temp dir removed on exit. The sections and options are USAGE below,
 // which --help prints and docs/benchmarks.md repeats.
