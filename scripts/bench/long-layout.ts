@@ -5,9 +5,11 @@
 
 import path from 'path';
 
-import {MAIN, PipedRun, runPiped, SimChild} from './proc';
+import {binMainArgv} from '../../harness/bin-main';
+import {PipedRun, runPiped, SimChild} from './proc';
 import {iso, Row, s, thousands} from './report';
 import {checkRun, connectorConfig, DAY_MS, discoverCatalog, problems, selectStreams, writeJson} from './scenario';
+import type {BenchContext, Section} from './types';
 
 export const LONG_LAYOUT = 'Long layout';
 
@@ -16,15 +18,6 @@ const QUICK_ROWS = 10_000;
 /** Response ID, Created and 28 questions, as in the throughput section. */
 const QUESTIONS = 28;
 const START_DATE = '2020-01-01T00:00:00Z';
-
-export interface LongLayoutContext {
-  tmpDir: string;
-  progress: (message: string) => void;
-  /** A smoke run: a small export, one run of each. */
-  quick?: boolean;
-  /** Runs of each layout, alternating; the best is reported (default 3). */
-  repeat?: number;
-}
 
 interface Figures {
   records: number;
@@ -50,9 +43,9 @@ function figuresOf(run: PipedRun, cells: number): Figures {
   };
 }
 
-export async function longLayout(ctx: LongLayoutContext, rows: Row[], notes: string[]): Promise<void> {
+async function longLayout(ctx: BenchContext, rows: Row[], notes: string[]): Promise<void> {
   const {tmpDir, progress} = ctx;
-  const repeat = ctx.quick ? 1 : (ctx.repeat ?? 3);
+  const repeat = ctx.quick ? 1 : ctx.repeat;
   const count = ctx.quick ? QUICK_ROWS : ROWS;
   const questId = 'b16e0000-0000-4000-8000-0000000000a2';
   progress(`long layout: starting a simulator with ${thousands(count)} rows x ${QUESTIONS + 2} columns`);
@@ -83,7 +76,7 @@ export async function longLayout(ctx: LongLayoutContext, rows: Row[], notes: str
       for (const layout of ['long', 'wide'] as const) {
         progress(`long layout ${i}/${repeat}: bin/main read, ${layout}`);
         const [config, catalogFile] = layout === 'wide' ? [wideConfig, wideCatalog] : [longConfig, longCatalog];
-        const run = await runPiped([MAIN, 'read', '--config', config, '--catalog', catalogFile], {
+        const run = await runPiped(binMainArgv(['read', '--config', config, '--catalog', catalogFile]), {
           timeoutMs: 30 * 60_000,
           label: `${layout} read`,
           tmpDir,
@@ -147,14 +140,21 @@ export async function longLayout(ctx: LongLayoutContext, rows: Row[], notes: str
   }
 }
 
-export function longLayoutMethod(): string {
+function longLayoutMethod(ctx: BenchContext): string {
   return [
-    `One quest of ${thousands(ROWS)} rows x ${QUESTIONS + 2} columns (as in the throughput section), all created in the last three days,`,
+    `One quest of ${thousands(ctx.quick ? QUICK_ROWS : ROWS)} rows x ${QUESTIONS + 2} columns (as in the throughput section), all created in the last three days,`,
     `read from start_date ${START_DATE.slice(0, 10)} by \`bin/main read\` in the default per_quest layout (the quest's stream: one record`,
     'per row) and with `stream_layout: long` (the answers stream: one record per non-empty cell of a column other than',
-    'Response ID and Created), each into a counting consumer process, the two alternating, three runs each. Both read the',
+    `Response ID and Created), each into a counting consumer process, the two alternating, ${ctx.quick ? 1 : ctx.repeat} run(s) each. Both read the`,
     "same export of every row. answer cells/s is the non-empty answer cells of the export (the long read's record count)",
     'over the time from the first RECORD line the consumer sees to the end of the output; the ratio long / wide is the',
     "long layout's speed per cell against the wide layout's on the same cells.",
   ].join('\n');
 }
+
+export const LONG_LAYOUT_SECTION: Section = {
+  key: 'long',
+  title: LONG_LAYOUT,
+  method: longLayoutMethod,
+  run: longLayout,
+};
