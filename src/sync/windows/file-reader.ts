@@ -5,6 +5,7 @@ import {DownloadCutOff} from '../../api/download';
 import {connectorError} from '../../core/errors';
 import {CsvFormatError} from '../../csv/parser';
 import {CsvEncodingError, CsvReadOptions, readCsv} from '../../csv/reader';
+import {DownloadProgress} from './download-progress';
 import {IdentityResume} from './resume';
 
 /** More bytes than this that are not valid in the file's encoding fail the window instead of a warning. */
@@ -82,6 +83,7 @@ export async function readExportFile(
   const opened = await ctx.api.openDownload(questId, exportId, file.url, ctx.signal);
   if (opened.kind === 'gone') return opened;
   const download = opened.download;
+  const progress = new DownloadProgress({...file, totalBytes: download.contentLength}, ctx.logger, () => ctx.now());
   let lastNew = ctx.now();
   let position = 0;
   let emitted = 0;
@@ -112,6 +114,7 @@ export async function readExportFile(
         },
         rows: (batch) => {
           position += batch.length;
+          progress.update(position, download.receivedBytes);
           const fresh = resume ? resume.fresh(batch) : batch;
           if (!estimated && download.contentLength !== undefined && download.receivedBytes > 0) {
             estimated = true;
