@@ -6,6 +6,7 @@ import {exportSettings} from '../../api/client';
 import {Cancelled, connectorError, errorMessage, isAuthFailure} from '../../core/errors';
 import {ExportSlots} from '../exports/export-slots';
 import {StreamRef, SyncOutput} from '../output-port';
+import {Heartbeat} from '../state/heartbeat';
 import {exportFingerprint} from '../state/stream-state';
 import {STREAM_DEFINITIONS} from '../streams/catalog';
 import {ConfiguredStream, HeaderBoard, PlanContext, ReadEnv, StreamRead, streamRef} from '../streams/stream-definition';
@@ -114,7 +115,10 @@ export async function readStreams(
   const {config, logger} = ctx;
   checkCatalog(catalog);
   warnIgnoredState(logger, catalog, states);
-  const plans = catalog.map((configured) => planStream(ctx, configured, states, out));
+  // Every record and STATE goes through the heartbeat, which notices long silences.
+  const heartbeat = new Heartbeat(ctx.runtime, logger);
+  const output = heartbeat.output(out);
+  const plans = catalog.map((configured) => planStream(ctx, configured, states, output));
   const byQuest = new Map<string, StreamRef>();
   for (const p of plans) for (const q of p.read?.questIds ?? []) if (!byQuest.has(q)) byQuest.set(q, p.ref);
   const connection = ctx.connect((request, waitMs, resetAt) => {
@@ -132,7 +136,7 @@ export async function readStreams(
     ctx,
     api: connection.api,
     slots: new ExportSlots(config.max_concurrent_exports),
-    out,
+    out: output,
     stop: stopAll.signal,
     fingerprint: exportFingerprint(config.api_url, exportSettings(config)),
     headers: new HeaderBoard(),
@@ -151,6 +155,7 @@ export async function readStreams(
 
   for (const p of plans) out.status(p.ref, 'STARTED');
   const runOne = async (p: PlannedStream): Promise<void> => {
+    const unwatch = p.read?.heartbeat && heartbeat.watch(p.read.heartbeat);
     try {
       if (p.error || !p.read) throw p.error;
       out.status(p.ref, 'RUNNING');
@@ -172,12 +177,18 @@ export async function readStreams(
         await out.error(error, p.ref);
       }
       out.status(p.ref, 'INCOMPLETE');
+    } finally {
+      unwatch?.();
     }
   };
+  const beating = new AbortController();
+  const heart = heartbeat.run(AbortSignal.any([beating.signal, stopAll.signal]));
   try {
     await Promise.all(plans.map(runOne));
   } finally {
     ctx.signal.removeEventListener('abort', onStop);
+    beating.abort();
+    await heart;
   }
   if (authError) {
     await out.error(authError);

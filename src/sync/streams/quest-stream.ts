@@ -194,7 +194,14 @@ export const questStreams: StreamDefinition = {
       end: ctx.syncEnd,
       ...(progress.density ? {density: progress.density} : {}),
     };
-    const checkpoints = new StreamCheckpoints(out, ref, perQuestState).quest(questId, progress);
-    return {ref, questIds: [questId], readsResponses: true, read: (env) => readQuest(env, plan, checkpoints)};
+    const stream = new StreamCheckpoints(out, ref, perQuestState);
+    const checkpoints = stream.quest(questId, progress);
+    return {
+      ref,
+      questIds: [questId],
+      readsResponses: true,
+      heartbeat: stream,
+      read: (env) => readQuest(env, plan, checkpoints),
+    };
   },
 };

@@ -182,6 +182,7 @@ export const responsesStream: StreamDefinition = {
       ref,
       questIds: config.quest_ids,
       readsResponses: true,
+      heartbeat: stream,
       read: async (env, skipped) => {
         const results = await Promise.allSettled(quests.map((q) => readQuest(env, q.plan, q.checkpoints)));
         const failed: string[] = [];
