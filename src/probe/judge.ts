@@ -5,6 +5,7 @@ import {AssumptionId} from './assumptions';
 import {FileSample, SeparatorFit} from './file-sample';
 import {AnswerLog, ApiAnswer} from './observer';
 import {mediaType, memberShapes, tally, timeShape, word} from './shapes';
+import {plural} from '../core/quantities';
 
 export type VerdictState = 'confirmed' | 'contradicted' | 'unknown';
 
@@ -56,7 +57,6 @@ const confirmed = (id: AssumptionId, seen: string): Verdict => ({id, state: 'con
 const contradicted = (id: AssumptionId, seen: string): Verdict => ({id, state: 'contradicted', seen});
 const unknown = (id: AssumptionId, seen: string): Verdict => ({id, state: 'unknown', seen});
 
-const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
 const unique = <T>(items: readonly T[]): T[] => [...new Set(items)];
 const counts = (items: readonly string[]): Map<string, number> => {
   const map = new Map<string, number>();

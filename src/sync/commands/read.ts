@@ -8,9 +8,10 @@ import {ExportSlots} from '../exports/export-slots';
 import {StreamRef, SyncOutput} from '../output-port';
 import {Heartbeat} from '../state/heartbeat';
 import {exportFingerprint} from '../state/stream-state';
-import {STREAM_DEFINITIONS} from '../streams/catalog';
+import {layoutOfStream, STREAM_DEFINITIONS} from '../streams/catalog';
 import {ConfiguredStream, HeaderBoard, PlanContext, ReadEnv, StreamRead, streamRef} from '../streams/stream-definition';
 import {Connection} from './connection';
+import {plural} from '../../core/quantities';
 
 export type {ConfiguredStream} from '../streams/stream-definition';
 
@@ -88,14 +89,13 @@ function planStream(
     if (stranger === undefined) return {ref, read};
     break;
   }
-  return {
-    ref,
-    error: connectorError(
-      'config_error',
-      `Stream ${ref.name} is not one of this source's streams (stream_layout ${ctx.config.stream_layout}, quests ${quest_ids.join(', ')}). Refresh the source schema in Airbyte, or add the quest id to quest_ids.`,
-      {stream: ref.name}
-    ),
-  };
+  const layout = layoutOfStream(ref.name);
+  const {stream_layout} = ctx.config;
+  const what =
+    layout && layout !== stream_layout
+      ? `Stream ${ref.name} is a stream of stream_layout "${layout}", and this source's stream_layout is "${stream_layout}". To read it, set stream_layout to "${layout}"; to read the streams of "${stream_layout}" instead, refresh the source schema in Airbyte and save the connection.`
+      : `Stream ${ref.name} is not one of this source's streams (stream_layout ${stream_layout}, quests ${quest_ids.join(', ')}). Refresh the source schema in Airbyte, or add the quest id to quest_ids.`;
+  return {ref, error: connectorError('config_error', what, {stream: ref.name})};
 }
 
 /**
@@ -160,7 +160,7 @@ export async function readStreams(
       if (p.error || !p.read) throw p.error;
       out.status(p.ref, 'RUNNING');
       const records = await p.read.read(env, skipped(p.ref));
-      logger.info(`Stream ${p.ref.name}: complete, ${records} records`);
+      logger.info(`Stream ${p.ref.name}: complete, ${plural(records, 'record')}`);
       out.status(p.ref, 'COMPLETE');
     } catch (err) {
       const error = err instanceof Error ? err : new Error(String(err));
