@@ -7,7 +7,7 @@ import {PassThrough} from 'stream';
 import {parseConfig} from '../../src/core/config';
 import {abortableSleep, Runtime} from '../../src/core/runtime';
 import {AssumptionId} from '../../src/probe/assumptions';
-import {Verdict} from '../../src/probe/judge';
+import {Verdict} from '../../src/probe/verdict';
 import {ProbeResult, runProbe} from '../../src/probe/probe';
 import {renderReport} from '../../src/probe/report';
 import {ConnectorLogger} from '../../src/protocol/logger';

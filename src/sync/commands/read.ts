@@ -10,7 +10,7 @@ import {Heartbeat} from '../state/heartbeat';
 import {exportFingerprint} from '../state/stream-state';
 import {layoutOfStream, STREAM_DEFINITIONS} from '../streams/catalog';
 import {ConfiguredStream, HeaderBoard, PlanContext, ReadEnv, StreamRead, streamRef} from '../streams/stream-definition';
-import {Connection} from './connection';
+import {Connection} from '../../api/connection';
 import {plural} from '../../core/quantities';
 
 export type {ConfiguredStream} from '../streams/stream-definition';
