@@ -181,8 +181,10 @@ export async function readStreams(
       unwatch?.();
     }
   };
+  // The heartbeat ends with the streams, or as soon as they are told to stop.
   const beating = new AbortController();
-  const heart = heartbeat.run(AbortSignal.any([beating.signal, stopAll.signal]));
+  stopAll.signal.addEventListener('abort', () => beating.abort(), {once: true, signal: beating.signal});
+  const heart = heartbeat.run(beating.signal);
   try {
     await Promise.all(plans.map(runOne));
   } finally {
