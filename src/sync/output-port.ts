@@ -1,3 +1,5 @@
+import {RowBatch} from '../csv/rows';
+
 /**
  * What a sync hands to the protocol layer. The sync layer decides what to emit and when; the
  * protocol layer (src/protocol) decides how it is written. Kept here so that imports run one way.
@@ -61,8 +63,8 @@ export function shapeRecord(shape: RecordShape, row: readonly string[]): Record<
 
 /** Writes the rows of one export window as records of its stream. */
 export interface RowWriter {
-  /** A returned promise means: wait before writing more. */
-  write(rows: readonly string[][]): Promise<void> | undefined;
+  /** The batch's memory goes with it (it may move to another thread). A returned promise means: wait before writing more. */
+  write(rows: RowBatch): Promise<void> | undefined;
 }
 
 export interface SyncOutput {

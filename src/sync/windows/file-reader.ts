@@ -5,6 +5,7 @@ import {DownloadCutOff} from '../../api/download';
 import {connectorError} from '../../core/errors';
 import {CsvFormatError} from '../../csv/parser';
 import {CsvEncodingError, CsvReadOptions, readCsv} from '../../csv/reader';
+import {RowBatch} from '../../csv/rows';
 import {DownloadProgress} from './download-progress';
 import {IdentityResume} from './resume';
 
@@ -27,7 +28,7 @@ export interface WindowFiles {
 export interface WindowSink {
   /** The header of the window's files, once, before any row; returns the index of the rows' identity (-1: none). */
   begin(header: string[]): number;
-  rows(rows: string[][]): Promise<void> | undefined;
+  rows(rows: RowBatch): Promise<void> | undefined;
   /** The file's size is known: its row count, estimated from its announced length and its first rows. */
   estimate?(rows: number): void;
 }
@@ -101,7 +102,11 @@ export async function readExportFile(
           if (files.header === undefined) {
             checkHeader(ctx, file, cells);
             files.header = cells;
-            files.resume = new IdentityResume(sink.begin(cells));
+            files.resume = new IdentityResume(sink.begin(cells), (reason) =>
+              ctx.logger.warn(
+                `Quest ${questId}: the identities of the rows emitted from ${where} are kept in memory, not in a temporary file: ${reason}. Memory grows with the window's rows; give the connector a writable TMPDIR.`
+              )
+            );
           } else if (!sameRow(files.header, cells)) {
             throw connectorError(
               'transient_error',
@@ -113,18 +118,18 @@ export async function readExportFile(
           resume?.startFile();
         },
         rows: (batch) => {
-          position += batch.length;
-          progress.update(position, download.receivedBytes);
+          position += batch.rows;
           const fresh = resume ? resume.fresh(batch) : batch;
           if (!estimated && download.contentLength !== undefined && download.receivedBytes > 0) {
             estimated = true;
             sink.estimate?.(Math.round((position * download.contentLength) / download.receivedBytes));
           }
-          if (fresh.length === 0) return undefined;
-          emitted += fresh.length;
+          if (fresh.rows === 0) return undefined;
+          emitted += fresh.rows;
           lastNew = ctx.now();
           return sink.rows(fresh);
         },
+        progress: (_bytes, rows) => progress.update(rows, download.receivedBytes),
       }
     );
   } catch (err) {

@@ -109,6 +109,7 @@ export class QuestSync {
       }
     } finally {
       endTurn?.();
+      w.files.resume?.close();
     }
   }
 
@@ -138,8 +139,8 @@ export class QuestSync {
         rows: (rows) => {
           const write = (): Promise<void> | undefined => {
             writer ??= this.ctx.output.rowWriter(records.shape(piece.window));
-            this.total += rows.length;
-            checkpoints.rowsWritten(rows.length);
+            this.total += rows.rows;
+            checkpoints.rowsWritten(rows.rows);
             return writer.write(rows);
           };
           const due = checkpoints.beforeRows();
