@@ -1,7 +1,8 @@
 import {classifyStatus} from '../api/export-status';
 import {plural} from '../core/quantities';
 import {AnswerLog, ApiAnswer} from './observer';
-import {memberShapes, tally, timeShape, word} from './shapes';
+import {timeShape} from '../core/time-text';
+import {memberShapes, tally, word} from './shapes';
 import {confirmed, contradicted, counts, isRecord, ProbeFacts, unique, unknown, Verdict} from './verdict';
 
 // The verdicts on the export job: the create answer, the status records, the completed answer and its Location.

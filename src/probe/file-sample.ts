@@ -6,7 +6,7 @@ import {isCreatedHeader, isResponseIdHeader} from '../csv/header';
 import {CsvFormatError, CsvProblem, CsvScanner, LineEnds} from '../csv/parser';
 import {readCsv} from '../csv/reader';
 import {rowStrings} from '../csv/rows';
-import {ReadTime, readTime, timeShape} from './shapes';
+import {placeInWindow, ReadTime, readTime, timeShape} from '../core/time-text';
 
 /** Separators a file may use instead of the configured one (the SOAP API's default was ¤). */
 const CANDIDATE_SEPARATORS = ['|', ',', ';', '\t', '¤'];
@@ -64,14 +64,6 @@ export interface FileSample {
   /** Created values read as times, with where they lie against the window. */
   createdTimes: ReadTime[];
   fit: WindowFit;
-}
-
-/** Where a time lies against (since, until]: -1 before or at since, 0 inside, 1 after until. */
-export function placeInWindow(time: ReadTime, window: TimeWindow): -1 | 0 | 1 {
-  const afterSince = time.ms > window.since || (time.ms === window.since && time.beyondMs);
-  if (!afterSince) return -1;
-  const atOrBeforeUntil = time.ms < window.until || (time.ms === window.until && !time.beyondMs);
-  return atOrBeforeUntil ? 0 : 1;
 }
 
 /**

@@ -1,5 +1,6 @@
+import {writeRfc3339} from '../core/time-text';
 import {QUOTE, RowBatch} from '../csv/rows';
-import {RecordShape} from '../sync/output-port';
+import {RecordShape, unreadableTime} from '../sync/output-port';
 
 const BACKSLASH = 92;
 const HEX = Buffer.from('0123456789abcdef');
@@ -67,25 +68,42 @@ function copy(from: Uint8Array, out: Uint8Array, o: number): number {
   return o + from.length;
 }
 
+/** How a cell is written: as text (empty is null), as text kept when empty, or as a time (RFC 3339). */
+const CELL = 0;
+const TEXT = 1;
+const TIME = 2;
+
+/** The end of a record, and of one with changes (`meta.changes`, between the two). */
+const END = Buffer.from('}}\n');
+const META_OPEN = Buffer.from(',"meta":{"changes":[');
+const META_CLOSE = Buffer.from(']}}}\n');
+
 /**
  * Serialises rows of one stream as Airbyte RECORD lines, encoded as UTF-8 straight from the CSV's
  * bytes into output buffers. The record's fields are compiled once into literal bytes around the
  * cells (keys, fixed values, braces), so a row costs a copy per cell of a literal and one pass
  * over each cell's bytes: no string, no JSON.stringify. Empty cells become null (the CSV cannot
- * tell an empty answer from none), unless their field keeps them.
+ * tell an empty answer from none), unless their field keeps them. A time field's cell is written
+ * as RFC 3339 in UTC; one that is not a time is null, and the record says so in `meta.changes`.
  */
 export class RecordEncoder {
   /** Before the emitted_at time stamp, and after it up to the first cell. */
   private readonly prefix: string;
   private readonly lead: string;
-  /** Per cell written: its index in the row, and whether an empty one is "" rather than null. */
+  /** Per cell written: its index in the row, and how it is written (CELL, TEXT, TIME). */
   private readonly cells: Int32Array;
-  private readonly keepEmpty: Uint8Array;
+  private readonly kinds: Uint8Array;
   /** Per cell written: the bytes that follow it (its closing quote, or null, then the literal up to the next). */
   private readonly close: Buffer[];
   private readonly nullClose: Buffer[];
   private readonly emptyClose: Buffer[];
+  /** Per cell written: its entry of meta.changes when it is nulled (a time that is not one). */
+  private readonly nulled: Buffer[];
+  /** The cells of the row being written that changed. */
+  private readonly changed: Int32Array;
   private readonly fixedBytes: number;
+  /** The most times one cell is written in a record: each costs up to 6 bytes a byte of the cell. */
+  private readonly repeats: number;
 
   constructor(readonly shape: RecordShape) {
     const {stream, fields} = shape;
@@ -93,43 +111,54 @@ export class RecordEncoder {
     this.prefix = `{"type":"RECORD","record":{${namespace}"stream":${JSON.stringify(stream.name)},"emitted_at":`;
     const literals: string[] = [];
     const cells: number[] = [];
-    const keep: number[] = [];
+    const kinds: number[] = [];
+    const names: string[] = [];
     let literal = ',"data":{';
     const key = (name: string, first: boolean): string => `${first ? '' : ','}${JSON.stringify(name)}:`;
-    const cell = (index: number, keepEmpty: boolean): void => {
+    const cell = (index: number, kind: number, name: string): void => {
       literals.push(literal);
       cells.push(index);
-      keep.push(keepEmpty ? 1 : 0);
+      kinds.push(kind);
+      names.push(name);
       literal = '';
     };
     // Keys go out in the shape's order, each escaped by JSON.stringify: any header text is a key.
     fields.forEach((field, f) => {
       literal += key(field.name, f === 0);
       if (field.kind === 'constant') literal += JSON.stringify(field.value);
-      else if (field.kind === 'cell' || field.kind === 'text') cell(field.index, field.kind === 'text');
+      else if (field.kind === 'cell') cell(field.index, CELL, field.name);
+      else if (field.kind === 'text') cell(field.index, TEXT, field.name);
+      else if (field.kind === 'time') cell(field.index, TIME, field.name);
       else {
         literal += '{';
         field.keys.forEach((name, i) => {
           literal += key(name, i === 0);
-          cell(i, false);
+          cell(i, CELL, name);
         });
         literal += '}';
       }
     });
-    literals.push(`${literal}}}}\n`);
+    literals.push(`${literal}}`);
     this.lead = literals[0];
     this.cells = Int32Array.from(cells);
-    this.keepEmpty = Uint8Array.from(keep);
+    this.kinds = Uint8Array.from(kinds);
+    this.changed = new Int32Array(cells.length);
     const after = literals.slice(1);
     this.close = after.map((l) => Buffer.from(`"${l}`));
     this.nullClose = after.map((l) => Buffer.from(`null${l}`));
     this.emptyClose = after.map((l) => Buffer.from(`""${l}`));
+    this.nulled = names.map((name) => Buffer.from(JSON.stringify(unreadableTime(name))));
+    const uses = new Map<number, number>();
+    for (const index of cells) uses.set(index, (uses.get(index) ?? 0) + 1);
+    this.repeats = Math.max(1, ...uses.values());
+    const changes = kinds.reduce((sum, kind, j) => sum + (kind === TIME ? this.nulled[j].length + 1 : 0), 0);
     // The time stamp has at most 16 digits until the year 2286; a cell's opening quote is 1 byte.
     this.fixedBytes =
       Buffer.byteLength(this.prefix) +
       16 +
       Buffer.byteLength(this.lead) +
-      after.reduce((sum, _, j) => sum + Math.max(this.close[j].length + 1, this.nullClose[j].length), 0);
+      after.reduce((sum, _, j) => sum + Math.max(this.close[j].length + 1, this.nullClose[j].length), 0) +
+      (changes ? META_OPEN.length + changes + META_CLOSE.length : END.length);
   }
 
   /** The start of every line of a batch: up to the first cell, with the batch's time stamp. */
@@ -140,7 +169,7 @@ export class RecordEncoder {
   /** The most bytes row r of the batch can take as a line. */
   most(batch: RowBatch, r: number): number {
     const k = r * (batch.width + 1);
-    return this.fixedBytes + 6 * (batch.cells[k + batch.width] - batch.cells[k]);
+    return this.fixedBytes + 6 * this.repeats * (batch.cells[k + batch.width] - batch.cells[k]);
   }
 
   /**
@@ -150,14 +179,15 @@ export class RecordEncoder {
   fill(batch: RowBatch, from: number, head: Buffer, buf: Uint8Array, at: number): {next: number; end: number} {
     const {bytes, cells, rows, width} = batch;
     const refs = this.cells;
-    const {keepEmpty, close, nullClose, emptyClose} = this;
+    const {kinds, close, nullClose, emptyClose, changed, repeats} = this;
     const stride = width + 1;
     let o = at;
     let r = from;
     for (; r < rows; r++) {
       const k = r * stride;
-      if (o + this.fixedBytes + 6 * (cells[k + width] - cells[k]) > buf.length) break;
+      if (o + this.fixedBytes + 6 * repeats * (cells[k + width] - cells[k]) > buf.length) break;
       o = copy(head, buf, o);
+      let changes = 0;
       for (let j = 0; j < refs.length; j++) {
         if (refs[j] >= width) {
           // A field of a cell the file's rows do not have.
@@ -174,7 +204,19 @@ export class RecordEncoder {
           e--;
         }
         if (i === e) {
-          o = copy(keepEmpty[j] ? emptyClose[j] : nullClose[j], buf, o);
+          o = copy(kinds[j] === TEXT ? emptyClose[j] : nullClose[j], buf, o);
+          continue;
+        }
+        if (kinds[j] === TIME) {
+          // A time has no quote, so a quoted one's text is its bytes inside the quotes.
+          const end = writeRfc3339(bytes, i, e, buf, o + 1);
+          if (end < 0) {
+            o = copy(nullClose[j], buf, o);
+            changed[changes++] = j;
+          } else {
+            buf[o] = QUOTE;
+            o = copy(close[j], buf, end);
+          }
           continue;
         }
         buf[o++] = QUOTE;
@@ -193,6 +235,16 @@ export class RecordEncoder {
         }
         o = copy(close[j], buf, o);
       }
+      if (changes === 0) {
+        o = copy(END, buf, o);
+        continue;
+      }
+      o = copy(META_OPEN, buf, o);
+      for (let n = 0; n < changes; n++) {
+        if (n > 0) buf[o++] = 44; // ,
+        o = copy(this.nulled[changed[n]], buf, o);
+      }
+      o = copy(META_CLOSE, buf, o);
     }
     return {next: r, end: o};
   }

@@ -7,7 +7,7 @@ import {Writable} from 'stream';
 import {recordMessage, streamState} from '../../src/protocol/messages';
 import {MessageWriter} from '../../src/protocol/output';
 import {RecordEncoder} from '../../src/protocol/record-encoder';
-import {RecordShape, shapeRecord} from '../../src/sync/output-port';
+import {RecordShape, shapeChanges, shapeRecord} from '../../src/sync/output-port';
 import {tempDir} from '../helpers/connector';
 import {batchOf} from '../helpers/rows';
 
@@ -166,6 +166,54 @@ describe('RecordEncoder', () => {
       '{"type":"RECORD","record":{"stream":"s","emitted_at":7,"data":{"a":{"2":"b","x":"x","1":null}}}}\n'
     );
     expect(JSON.parse(line).record.data).toEqual(shapeRecord(numbered, ['b', 'x', '']));
+  });
+});
+
+describe('RecordEncoder: time fields', () => {
+  test('a time is written as RFC 3339 in UTC; one that is not a time is null, and meta.changes says so', () => {
+    const shape: RecordShape = {
+      stream: {name: 'responses'},
+      fields: [
+        {kind: 'text', name: 'response_id', index: 0},
+        {kind: 'time', name: 'created', index: 1},
+        {kind: 'cells', name: 'answers', keys: ['Response ID', 'Created', 'Q1']},
+        {kind: 'time', name: 'Q1 as a time', index: 2},
+      ],
+    };
+    const rows = [
+      ['1', '2026-11-25 04:15:00', '2026-11-25T06:15:00.1234567+02:00'],
+      ['2', '25/11/2026 04:15', 'x'.repeat(30)],
+      ['3', '', 'a "quoted" 2026-11-25'],
+      ['4', '2026-11-25T04:15:00.5Z', '\u0001 not a time'],
+    ];
+    const lines = Buffer.concat(new RecordEncoder(shape).encode(batchOf(rows), 7, 256))
+      .toString('utf8')
+      .trimEnd()
+      .split('\n');
+    const expected = rows.map((row) => {
+      const message = recordMessage(shape.stream, shapeRecord(shape, row), 7) as unknown as {
+        record: Record<string, unknown>;
+      };
+      const changes = shapeChanges(shape, row);
+      return changes.length ? {...message, record: {...message.record, meta: {changes}}} : message;
+    });
+    expect(lines.map((l) => JSON.parse(l))).toEqual(expected);
+    expect(expected.map((m) => (m.record.data as Record<string, unknown>).created)).toEqual([
+      '2026-11-25T04:15:00Z',
+      null,
+      null,
+      '2026-11-25T04:15:00.5Z',
+    ]);
+    expect(JSON.parse(lines[1]).record.meta).toEqual({
+      changes: [
+        {field: 'created', change: 'NULLED', reason: 'SOURCE_SERIALIZATION_ERROR'},
+        {field: 'Q1 as a time', change: 'NULLED', reason: 'SOURCE_SERIALIZATION_ERROR'},
+      ],
+    });
+    // An empty cell is no change: it was empty.
+    expect(JSON.parse(lines[2]).record.meta.changes).toEqual([
+      {field: 'Q1 as a time', change: 'NULLED', reason: 'SOURCE_SERIALIZATION_ERROR'},
+    ]);
   });
 });
 

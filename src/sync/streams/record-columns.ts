@@ -1,5 +1,5 @@
 import {ColumnNames} from '../../core/config';
-import {parseUtcTimestamp} from '../../core/time';
+import {readTime} from '../../core/time-text';
 import {columnsFromHeader, isCreatedHeader, isResponseIdHeader} from '../../csv/header';
 import {warehouseNames} from './column-names';
 
@@ -33,13 +33,13 @@ export function recordColumns(header: readonly string[], mode: ColumnNames): Col
  * header decides: `Created` (any case), the creation time, is date-time also for an empty sample;
  * every other column is a nullable string, since nothing else is certain (other timestamp-like
  * headers are not documented). The one exception protects the data: a sampled `Created` value that
- * is not an ISO 8601 UTC timestamp keeps the column a string, as a destination would null every
- * such value of a date-time column.
+ * is not a time the connector reads (core/time-text.ts) keeps the column a string, as its values
+ * would be nulled. A date-time column's values are written as RFC 3339 in UTC.
  */
 export function typeColumns(columns: Column[], sample: readonly string[][]): Column[] {
   return columns.map((column, i) => {
     if (!isCreatedHeader(column.title)) return column;
-    const contradicted = sample.some((row) => row[i] && parseUtcTimestamp(row[i]) === undefined);
+    const contradicted = sample.some((row) => row[i] && readTime(row[i]) === undefined);
     return contradicted ? column : {...column, format: 'date-time'};
   });
 }

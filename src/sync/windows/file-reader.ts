@@ -6,6 +6,9 @@ import {connectorError} from '../../core/errors';
 import {CsvFormatError} from '../../csv/parser';
 import {CsvEncodingError, CsvReadOptions, readCsv} from '../../csv/reader';
 import {RowBatch} from '../../csv/rows';
+import {TimeWindow} from '../../core/time';
+import {isCreatedHeader} from '../../csv/header';
+import {CreatedTally, emptyTally, rowsInWindow} from './created-filter';
 import {DownloadProgress} from './download-progress';
 import {IdentityResume} from './resume';
 
@@ -22,6 +25,8 @@ export interface WindowFiles {
   /** The header of the window's first file; every later file must repeat it. */
   header?: string[];
   resume?: IdentityResume;
+  /** What the rows' Created cells showed (created-filter.ts). */
+  created?: CreatedTally;
 }
 
 /** Where the rows of a window go. */
@@ -52,7 +57,8 @@ export interface FileRef {
   questId: string;
   exportId: string;
   url: string;
-  /** The window, for messages. */
+  /** The window the export asked for, and as said in messages. */
+  window: TimeWindow;
   where: string;
 }
 
@@ -90,6 +96,8 @@ export async function readExportFile(
   let emitted = 0;
   let estimated = false;
   let resume: IdentityResume | undefined;
+  /** The Created cell of each row, or -1. */
+  let created = -1;
   const skippedBefore = files.resume?.skipped ?? 0;
 
   let summary;
@@ -116,10 +124,13 @@ export async function readExportFile(
           }
           resume = files.resume;
           resume?.startFile();
+          created = cells.findIndex(isCreatedHeader);
         },
         rows: (batch) => {
           position += batch.rows;
-          const fresh = resume ? resume.fresh(batch) : batch;
+          const inWindow =
+            created < 0 ? batch : rowsInWindow(batch, created, file.window, (files.created ??= emptyTally()));
+          const fresh = resume ? resume.fresh(inWindow) : inWindow;
           if (!estimated && download.contentLength !== undefined && download.receivedBytes > 0) {
             estimated = true;
             sink.estimate?.(Math.round((position * download.contentLength) / download.receivedBytes));
