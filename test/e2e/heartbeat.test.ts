@@ -1,7 +1,8 @@
-// The heartbeat: during a long wait with no record, a stream repeats its STATE every 5 min of the
+// The heartbeat: during a long wait with no record, a stream repeats its STATE after 5 min of the
 // clock, only where the exactly-once rule allows one (no record since its last STATE), so the
 // platform sees life; a read stopped after a heartbeat resumes with every row committed once. In
-// process, on a virtual clock: the waits of tens of minutes take a few seconds.
+// process, on a virtual clock: waits of minutes take a few seconds (test/unit/heartbeat.test.ts
+// holds a wait of hours, the heartbeat alone).
 
 import {committed, LiveLine, records, RecordMessage, StateMessage, stateFile, states} from '../helpers/connector';
 import {responses} from '../helpers/combined';
@@ -25,7 +26,7 @@ const B = '2c5f39cb-3ab2-42e3-994f-1127d4ddb538';
 const MINUTE = 60_000;
 const HEARTBEAT = 5 * MINUTE;
 /** How long the slow exports take to generate. */
-const SLOW = 12 * MINUTE;
+const SLOW = 7 * MINUTE;
 
 /** A length-delimited answer whose connection closes 3 bytes short of its end: a download cut off. */
 function cutShort(body: string): Buffer {
@@ -90,27 +91,26 @@ const heartbeatLogs = (messages: AirbyteMessageJson[]): string[] =>
     .filter((m) => /^No record or STATE for /.test(m));
 
 describe('heartbeat during long waits', () => {
-  test('per quest: the waiting quest repeats its STATE every 5 min, the quest with uncommitted rows does not; stopped after a heartbeat, the read resumes with each row committed once', async () => {
+  test('per quest: the waiting quest repeats its STATE after 5 min, the quest with uncommitted rows does not; stopped after a heartbeat, the read resumes with each row committed once', async () => {
     await withServer({quests: [A, B]}, async (server) => {
       slowService(server);
       const options = {config: {export_timeout_minutes: 60}};
       const {live, done} = launch(server, 'read', options);
-      // Stop after B's second repeated STATE: its export's creation, then two heartbeats.
-      const stop = await live.waitForLine(() => stateLines(live.lines, streamOf(B)).length >= 3, 50_000);
+      // Stop after B's repeated STATE: its export's creation, then a heartbeat.
+      const stop = await live.waitForLine(() => stateLines(live.lines, streamOf(B)).length >= 2, 90_000);
       expect(stop).toBeDefined();
       live.kill('SIGTERM');
       const first = await done;
 
       const ofB = stateLines(live.lines, streamOf(B));
-      expect(ofB.length).toBeGreaterThanOrEqual(3);
-      // The heartbeats repeat B's state as it was (its export recorded), committing no record, 5 min apart.
+      expect(ofB.length).toBeGreaterThanOrEqual(2);
+      // The heartbeat repeats B's state as it was (its export recorded), committing no record, after 5 min.
       for (const s of ofB.slice(1)) {
         expect(s.state.stream.stream_state).toEqual(ofB[0].state.stream.stream_state);
         expect(s.state.sourceStats.recordCount).toBe(0);
       }
       expect(ofB[1].at - ofB[0].at).toBeGreaterThanOrEqual(HEARTBEAT);
-      expect(ofB[2].at - ofB[1].at).toBeGreaterThanOrEqual(HEARTBEAT);
-      expect(ofB[2].at - ofB[1].at).toBeLessThan(HEARTBEAT + MINUTE);
+      expect(ofB[1].at - ofB[0].at).toBeLessThan(HEARTBEAT + MINUTE);
       // A wrote rows that its window has not committed: no STATE of A after its first record.
       const a = positions(first.messages, streamOf(A));
       expect(a.firstRecord).toBeGreaterThan(-1);
@@ -151,16 +151,16 @@ describe('heartbeat during long waits', () => {
         },
       };
       const {live, done} = launch(server, 'read', options);
-      // Stop after the second heartbeat found no STATE it could repeat.
+      // Stop after the heartbeat found no STATE it could repeat.
       const stop = await live.waitForLine(
-        () => heartbeatLogs(live.lines.map((l) => JSON.parse(l.line))).length >= 2,
-        50_000
+        () => heartbeatLogs(live.lines.map((l) => JSON.parse(l.line))).length >= 1,
+        90_000
       );
       expect(stop).toBeDefined();
       live.kill('SIGTERM');
       const first = await done;
       const beats = heartbeatLogs(first.messages);
-      expect(beats.length).toBeGreaterThanOrEqual(2);
+      expect(beats.length).toBeGreaterThanOrEqual(1);
       for (const m of beats) expect(m).toMatch(/no STATE repeated; 1 stream with records not yet committed/);
       const r = positions(first.messages, 'responses');
       expect(r.firstRecord).toBeGreaterThan(-1);
