@@ -2,11 +2,11 @@ import {AirbyteLogger} from 'faros-airbyte-cdk/lib/logger';
 
 import {QuestbackConfig} from '../../core/config';
 import {formatUtcTimestamp, TimeWindow} from '../../core/time';
+import {isCreatedHeader} from '../../csv/header';
 import {AnswerCell, RecordShape, StreamRef} from '../output-port';
 import {QuestRecords} from '../windows/quest-plan';
 import {
   CURSOR_FIELD,
-  isCreatedHeader,
   objectSchema,
   questionParts,
   recordColumns,

@@ -4,19 +4,13 @@ import {findQuestInaccessible} from '../../api/api-error';
 import {QuestbackConfig} from '../../core/config';
 import {connectorError, errorMessage, failureTypeOf, isAuthFailure} from '../../core/errors';
 import {formatUtcTimestamp, TimeWindow} from '../../core/time';
+import {isCreatedHeader, isResponseIdHeader} from '../../csv/header';
 import {ObjectCell, RecordShape, StreamRef, SyncOutput} from '../output-port';
 import {StateCodec, StreamCheckpoints} from '../state/checkpoints';
 import {invalidState, questState} from '../state/stream-state';
 import {QuestPlan, QuestRecords} from '../windows/quest-plan';
 import {questStart, readQuest} from './quest-read';
-import {
-  CURSOR_FIELD,
-  isCreatedHeader,
-  isResponseIdHeader,
-  objectSchema,
-  WINDOW_PROPERTIES,
-  WINDOW_START_FIELD,
-} from './record-columns';
+import {CURSOR_FIELD, objectSchema, WINDOW_PROPERTIES, WINDOW_START_FIELD} from './record-columns';
 import {describeConfigured, QuestSensitivity} from './sensitive-columns';
 import {
   catalogStream,
@@ -34,7 +28,7 @@ export const RESPONSES_STREAM = 'responses';
 const ANSWERS_FIELD = 'answers';
 
 /** The stream as discover lists it: no export needed, the schema is the same for every quest. */
-export function responsesCatalogStream(config: QuestbackConfig) {
+export function responsesCatalogStream(config?: QuestbackConfig) {
   return catalogStream(
     RESPONSES_STREAM,
     objectSchema({
@@ -48,7 +42,7 @@ export function responsesCatalogStream(config: QuestbackConfig) {
       },
       [ANSWERS_FIELD]: {
         type: 'object',
-        description: `Every column of the export, keyed by its header text exactly as exported (a repeated header text gets " (2)", " (3)" … by occurrence); values are strings, or null for an empty cell.${describeConfigured(config)}`,
+        description: `Every column of the export, keyed by its header text exactly as exported (a repeated header text gets " (2)", " (3)" … by occurrence); values are strings, or null for an empty cell.${config ? describeConfigured(config) : ''}`,
         additionalProperties: {type: ['null', 'string']},
       },
       ...WINDOW_PROPERTIES,
@@ -233,6 +227,7 @@ export function planQuestsStream(
     ref,
     questIds: config.quest_ids,
     readsResponses: true,
+    heartbeat: stream,
     read: async (env, skipped) => {
       const results = await Promise.allSettled(quests.map((q) => readQuest(env, q.plan, q.checkpoints)));
       const failed: string[] = [];

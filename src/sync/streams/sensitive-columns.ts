@@ -3,7 +3,8 @@ import {AirbyteLogger} from 'faros-airbyte-cdk/lib/logger';
 import {QuestbackConfig, SensitiveColumn} from '../../core/config';
 import {connectorError} from '../../core/errors';
 import {warehouseName} from './column-names';
-import {isCreatedHeader, isResponseIdHeader, questionParts, recordColumns} from './record-columns';
+import {isCreatedHeader, isResponseIdHeader} from '../../csv/header';
+import {questionParts, recordColumns} from './record-columns';
 
 // sensitive_columns: which columns of a header are hashed, dropped or kept, by the names a user may
 // give them, and the respondent-information columns the export adds (include_respondent_information).
