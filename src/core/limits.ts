@@ -90,6 +90,12 @@ export const LIMITS = {
    * gzip body can expand into a 1 GiB cell).
    */
   csv: {maxCellChars: 4 * 1024 * 1024, maxRowChars: 8 * 1024 * 1024},
+  /**
+   * sync/state/checkpoints.ts: the identities of rows a failed quest emitted past its cursor, listed in
+   * its stream's STATEs (stream_layout combined): about 6,500 UUIDs. A longer list is not written:
+   * the stream writes no more STATEs in that sync instead.
+   */
+  state: {emittedKeyBytes: 256 * 1024},
   /** sync/streams/header-sample.ts: exports of one sample window tried before discover fails. */
   sampleAttempts: 3,
   /** protocol/output.ts: no record waits in the output buffer longer than this (a STATE is written at once). */

@@ -2,7 +2,7 @@ import {SEPARATORS} from '../../core/config';
 import {LIMITS} from '../../core/limits';
 import {DAY_MS, formatUtcTimestamp, sinceForStartDate} from '../../core/time';
 import {QuestCheckpoints, QuestProgress} from '../state/checkpoints';
-import {cursorOf, densityOf, recordedExportsOf} from '../state/stream-state';
+import {cursorOf, densityOf, emittedOf, recordedExportsOf} from '../state/stream-state';
 import {QuestPlan} from '../windows/quest-plan';
 import {QuestSync} from '../windows/quest-sync';
 import {PlanContext, ReadEnv} from './stream-definition';
@@ -34,9 +34,15 @@ export function questStart(
     );
   }
   const density = incremental ? densityOf(state) : undefined;
+  const emitted = incremental ? emittedOf(state, label) : undefined;
   return {
     from,
-    progress: {cursor, ...(density ? {density} : {}), exports: incremental ? recordedExportsOf(state) : []},
+    progress: {
+      cursor,
+      ...(density ? {density} : {}),
+      exports: incremental ? recordedExportsOf(state) : [],
+      ...(emitted && emitted.until > cursor ? {emitted} : {}),
+    },
   };
 }
 

@@ -5,6 +5,7 @@ import {DownloadCutOff} from '../../api/download';
 import {connectorError} from '../../core/errors';
 import {CsvFormatError} from '../../csv/parser';
 import {CsvEncodingError, CsvReadOptions, readCsv} from '../../csv/reader';
+import {EmittedRows} from '../state/checkpoints';
 import {IdentityResume} from './resume';
 
 /** More bytes than this that are not valid in the file's encoding fail the window instead of a warning. */
@@ -62,6 +63,8 @@ export interface FileContext {
   knownTitles: ReadonlySet<string>;
   signal: AbortSignal;
   now(): number;
+  /** Rows of the quest an earlier read emitted past its cursor: skipped wherever they are met. */
+  emitted?: EmittedRows;
 }
 
 function sameRow(a: readonly string[] | undefined, b: readonly string[] | undefined): boolean {
@@ -99,7 +102,9 @@ export async function readExportFile(
           if (files.header === undefined) {
             checkHeader(ctx, file, cells);
             files.header = cells;
-            files.resume = new IdentityResume(sink.begin(cells));
+            const keyIndex = sink.begin(cells);
+            const before = ctx.emitted?.wholeRows === keyIndex < 0 ? ctx.emitted.keys : [];
+            files.resume = new IdentityResume(keyIndex, before);
           } else if (!sameRow(files.header, cells)) {
             throw connectorError(
               'transient_error',

@@ -106,8 +106,31 @@ export class QuestSync {
           endTurn = undefined;
         }
       }
+    } catch (err) {
+      // Before the turn ends: no other quest of the stream may write a STATE in between.
+      if (endTurn && !this.checkpoints.clean) this.failedWithRows(w);
+      throw err;
     } finally {
       endTurn?.();
+    }
+  }
+
+  /**
+   * The window failed after emitting rows no STATE has committed: the stream's next STATE (another
+   * quest's) commits them, so it lists them, and the next sync skips them (see StreamCheckpoints).
+   */
+  private failedWithRows(w: PlannedWindow): void {
+    const resume = w.files.resume;
+    const keys = resume?.emittedKeys() ?? [];
+    const where = `${this.plan.stream.name}: quest ${this.plan.questId} failed after emitting ${keys.length} rows of window ${describeWindow(w.window)} that no STATE has committed yet`;
+    if (this.checkpoints.failedWithRows(w.window, keys, resume?.wholeRows ?? false)) {
+      this.ctx.logger.info(
+        `Stream ${where}; the stream's next STATE lists their ids, so the next sync skips them and sends the rest of the window.`
+      );
+    } else {
+      this.ctx.logger.warn(
+        `Stream ${where}, too many to list in the state; the stream writes no more STATEs in this sync, so every record of the stream from its last STATE on comes again in the next sync, as after any failed sync.`
+      );
     }
   }
 
@@ -125,6 +148,7 @@ export class QuestSync {
         knownTitles: records.knownTitles,
         signal: this.jobs.signal,
         now: () => this.ctx.runtime.now(),
+        ...(checkpoints.emitted ? {emitted: checkpoints.emitted} : {}),
       },
       {questId, exportId: result.exportId, url: result.downloadUrl, where},
       w.files,

@@ -7,6 +7,9 @@
  *
  * A row's identity is its Response ID when the export has that column (the stream's primary key),
  * else the whole row, counted by occurrence (two identical rows stay two rows).
+ *
+ * Rows an earlier, failed read emitted and a STATE committed (EmittedRows in the state) count as
+ * emitted before every file of every window, until the cursor passes them.
  */
 export interface ResumeStrategy {
   /** The rows of a batch not emitted yet in this window; they count as emitted from now on. */
@@ -51,18 +54,24 @@ class EmittedKeys {
     this.ends[this.count++] = this.used;
   }
 
-  /**
-   * A new file of the window begins: every key emitted so far is to be met once in it. Keys added
-   * while it is read are that file's own, never skipped in it.
-   */
-  restart(): void {
-    this.pending = new Map();
+  /** Every key, in the order added. */
+  list(): string[] {
+    const keys: string[] = [];
     let start = 0;
     for (const end of this.ends.subarray(0, this.count)) {
-      const key = this.bytes.toString('utf8', start, end);
-      this.pending.set(key, (this.pending.get(key) ?? 0) + 1);
+      keys.push(this.bytes.toString('utf8', start, end));
       start = end;
     }
+    return keys;
+  }
+
+  /**
+   * A new file of the window begins: every key emitted so far (and every one of `before`) is to be
+   * met once in it. Keys added while it is read are that file's own, never skipped in it.
+   */
+  restart(before: readonly string[]): void {
+    this.pending = new Map();
+    for (const key of [...before, ...this.list()]) this.pending.set(key, (this.pending.get(key) ?? 0) + 1);
   }
 
   /** Whether the key was emitted before this file began and is not yet met in it; meets it. */
@@ -84,11 +93,25 @@ export class IdentityResume implements ResumeStrategy {
   /**
    * @param keyIndex the Response ID cell of each row, or -1 when the export has none (the whole row
    *   is then its identity).
+   * @param before identities of rows an earlier read emitted (see the module comment), of the same kind.
    */
-  constructor(private readonly keyIndex: number) {}
+  constructor(
+    private readonly keyIndex: number,
+    private readonly before: readonly string[] = []
+  ) {}
 
   get emitted(): number {
     return this.keys.size;
+  }
+
+  /** Identities are whole rows (the export has no Response ID column). */
+  get wholeRows(): boolean {
+    return this.keyIndex < 0;
+  }
+
+  /** The identities this window emitted, one per row. */
+  emittedKeys(): string[] {
+    return this.keys.list();
   }
 
   get skipped(): number {
@@ -97,8 +120,8 @@ export class IdentityResume implements ResumeStrategy {
 
   /** A new file of the window begins: every identity emitted so far is to be skipped once in it. */
   startFile(): void {
-    this.reading = this.keys.size > 0;
-    if (this.reading) this.keys.restart();
+    this.reading = this.keys.size > 0 || this.before.length > 0;
+    if (this.reading) this.keys.restart(this.before);
   }
 
   fresh(batch: readonly string[][]): string[][] {
