@@ -61,9 +61,9 @@ export async function createExport(ctx: Ctx, state: State, quest: QuestEntry): P
     durationMs: config.exportDurationMs ?? state.exportDurationMs,
     msPerThousandRows: config.exportMsPerThousandRows ?? state.exportMsPerThousandRows,
   };
-  const {since, until} = checked.request.window;
-  const [lo, hi] = quest.data.range(since, until ?? now);
-  const job = state.exports.create(quest.data, checked.request, now, timing, state.faults.exportOutcome(hi - lo));
+  const request = {...checked.request, window: state.faults.served(checked.request.window)};
+  const [lo, hi] = quest.data.range(request.window.since, request.window.until ?? now);
+  const job = state.exports.create(quest.data, request, now, timing, state.faults.exportOutcome(hi - lo));
   state.stats.exportsCreated++;
   ctx.json(202, {exportId: job.id, message: 'The export has been scheduled and will be processed shortly.'});
 }

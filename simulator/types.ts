@@ -82,6 +82,8 @@ export interface FaultOptions {
   vanishRate?: number;
   /** Exports of more rows than this end in ERROR: a service that chokes on large exports. */
   maxExportRows?: number;
+  /** The service cuts an export's `until` (or both bounds) down to whole seconds before it selects rows. */
+  wholeSecondBounds?: 'until' | 'both';
 }
 
 export interface SimulatorOptions {

@@ -15,6 +15,7 @@ import {AirbyteSource} from 'faros-airbyte-cdk/lib/sources/source';
 import {QuestbackConfig} from './core/config';
 import {connectorSpec} from './core/spec';
 import {Runtime, systemRuntime} from './core/runtime';
+import {wholeSecond} from './core/time';
 import {buildCommand, Connector} from './protocol/cli';
 import {ConnectorLogger, SecretScrubber} from './protocol/logger';
 import {connectionStatus} from './protocol/messages';
@@ -114,7 +115,7 @@ export class QuestbackSource extends AirbyteSource<QuestbackConfig> {
 
   /** The newest moment a sync may ask for: a little before now, so responses being written settle. */
   syncEnd(config: QuestbackConfig): number {
-    return this.env.runtime.now() - config.settle_seconds * 1000;
+    return wholeSecond(this.env.runtime.now() - config.settle_seconds * 1000);
   }
 }
 

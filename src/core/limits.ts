@@ -65,8 +65,6 @@ export const LIMITS = {
     cutOffsBeforeSplit: 3,
     /** Exports still not generated after export_timeout_minutes; each splits its piece. */
     timeouts: 2,
-    /** A piece shorter than this is not split further. */
-    minSplitMs: 2,
     /**
      * Time a window's downloads may go without a new row, summed over its cut-offs, before its
      * stream fails (at least twice request_timeout_seconds, so that two stalls are always retried).

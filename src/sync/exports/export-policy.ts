@@ -1,5 +1,5 @@
 import {LIMITS} from '../../core/limits';
-import {formatDuration, spanOf, splitWindow, TimeWindow} from '../../core/time';
+import {formatDuration, splittable, splitWindow, TimeWindow} from '../../core/time';
 import {RecordedExport} from '../state/checkpoints';
 
 /** Something that stopped an export of a window from ending in a whole file. */
@@ -97,7 +97,8 @@ export function reusable(recorded: readonly RecordedExport[], fingerprint: strin
  * - a planned window and all its pieces share LIMITS.window.setbacks, and a budget of time without
  *   a new row across its cut-off downloads (stallBudgetMs); past either the stream fails, and the
  *   next sync starts again from the last STATE.
- * A piece shorter than LIMITS.window.minSplitMs is never split: it is tried again instead, or fails.
+ * A piece with no whole second inside it is never split (windows end on whole seconds, see
+ * core/time.ts wholeSecond): it is tried again instead, or fails.
  */
 export function decide(
   setback: Setback,
@@ -119,16 +120,16 @@ export function decide(
       why: `${LIMITS.window.setbacks} setbacks in one window, the last: ${describeSetback(setback)}`,
     };
   }
-  const splittable = spanOf(piece.window) >= LIMITS.window.minSplitMs;
+  const canSplit = splittable(piece.window);
   switch (setback.kind) {
     case 'failed':
       piece.failedInRow++;
-      return piece.failedInRow >= (piece.halfOfFailed ? 1 : LIMITS.window.failedBeforeSplit) && splittable
+      return piece.failedInRow >= (piece.halfOfFailed ? 1 : LIMITS.window.failedBeforeSplit) && canSplit
         ? {action: 'split'}
         : {action: 'recreate'};
     case 'timeout':
       budget.timeouts++;
-      if (budget.timeouts > LIMITS.window.timeouts || !splittable) {
+      if (budget.timeouts > LIMITS.window.timeouts || !canSplit) {
         return {action: 'fail', why: describeSetback(setback)};
       }
       return {action: 'split'};
@@ -137,7 +138,7 @@ export function decide(
       return {action: 'recreate'};
     case 'cut-off':
       piece.cutOffsInRow++;
-      return piece.cutOffsInRow >= LIMITS.window.cutOffsBeforeSplit && splittable
+      return piece.cutOffsInRow >= LIMITS.window.cutOffsBeforeSplit && canSplit
         ? {action: 'split'}
         : {action: 'redownload'};
   }
