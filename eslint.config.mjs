@@ -9,9 +9,10 @@ const LAYERS = [
   ['api', ['core']],
   ['csv', ['core']],
   ['sync', ['core', 'api', 'csv']],
-  ['protocol', ['core', 'sync']],
+  ['probe', ['core', 'api', 'csv']],
+  ['protocol', ['core', 'sync', 'probe']],
 ];
-const ALL = ['core', 'api', 'csv', 'sync', 'protocol'];
+const ALL = ['core', 'api', 'csv', 'sync', 'probe', 'protocol'];
 
 /**
  * The parts of src/sync, lowest first: a part imports only from the parts before it (and from
@@ -25,7 +26,7 @@ function layerPatterns(layer, allowed) {
   return [
     ...ALL.filter((other) => other !== layer && !allowed.includes(other)).map((other) => ({
       regex: `^(\\.\\./)+${other}(/|$)`,
-      message: `src/${layer} may import only from ${allowed.length ? allowed.map((a) => `src/${a}`).join(', ') : 'nothing else in src'}: imports run one way (core, then api and csv, then sync, then protocol, then src/index.ts).`,
+      message: `src/${layer} may import only from ${allowed.length ? allowed.map((a) => `src/${a}`).join(', ') : 'nothing else in src'}: imports run one way (core, then api and csv, then sync and probe, then protocol, then src/index.ts).`,
     })),
     {regex: '^(\\.\\./)+(index)?$', message: 'Only src/index.ts wires the layers together; nothing imports it.'},
   ];
@@ -67,7 +68,7 @@ const syncBoundaries = [
 ];
 
 export default tseslint.config(
-  {ignores: ['lib/', 'coverage/', 'node_modules/', 'bin/']},
+  {ignores: ['lib/', 'lib.build-*/', 'lib.old-*/', 'coverage/', 'node_modules/', 'bin/']},
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -78,6 +79,15 @@ export default tseslint.config(
       'no-constant-condition': ['error', {checkLoops: false}],
       eqeqeq: ['error', 'always'],
     },
+  },
+  {
+    // The build script runs before anything is compiled: plain CommonJS for Node.
+    files: ['scripts/**/*.js'],
+    languageOptions: {
+      sourceType: 'commonjs',
+      globals: {require: 'readonly', process: 'readonly', __dirname: 'readonly', module: 'writable'},
+    },
+    rules: {'@typescript-eslint/no-require-imports': 'off'},
   },
   ...boundaries,
   ...syncBoundaries

@@ -34,7 +34,12 @@ interface Message {
   state?: {stream: {stream_descriptor: {name: string}; stream_state: unknown}; sourceStats: {recordCount: number}};
   connectionStatus?: {status: string; message?: string};
   catalog?: {
-    streams: {name: string; json_schema: {properties: Record<string, unknown>}; default_cursor_field?: string[]}[];
+    streams: {
+      name: string;
+      json_schema: {properties: Record<string, unknown>};
+      default_cursor_field?: string[];
+      source_defined_primary_key?: string[][];
+    }[];
   };
   trace?: {type: string; error?: {message: string}};
   log?: {level: string; message: string};
@@ -127,7 +132,12 @@ function nextSteps(): string[] {
     "      The read continues from the saved state: it takes only responses newer than the demo's last sync. The simulator",
     '      makes its data afresh when it starts, so expect few or none; leave out --state … to read everything again.',
     '',
-    '   3. Then:',
+    '   3. Before a first sync of the real service, the probe checks what the connector assumes about it and writes a',
+    '      report to send to Questback support; try it on the simulator:',
+    '',
+    `        bin/main probe --config ${FILES.config} --report ${OUTPUT}/probe-report.md`,
+    '',
+    '   4. Then:',
     '      - read the user guide, docs/questback.md: every option, sync modes, troubleshooting by error message;',
     '      - build the Docker image:   docker build -t airbyte/source-questback:dev .',
     '      - add it to Airbyte as a custom connector: Settings → Sources → + New connector → Add a new Docker connector,',
@@ -158,12 +168,15 @@ async function main(): Promise<void> {
         `   ${s.name}: ${Object.keys(s.json_schema.properties).length} fields, cursor ${s.default_cursor_field?.join('.')}`
       );
     if (streams.length === 0) throw new DemoError('discover returned no streams (see the errors above).');
+    // Incremental | Append + Deduped, as the guide recommends, for every stream with a primary key.
     write(FILES.catalog, {
       streams: streams.map((stream) => ({
         stream,
         sync_mode: 'incremental',
         cursor_field: stream.default_cursor_field,
-        destination_sync_mode: 'append',
+        ...(stream.source_defined_primary_key?.length
+          ? {destination_sync_mode: 'append_dedup', primary_key: stream.source_defined_primary_key}
+          : {destination_sync_mode: 'append'}),
       })),
     });
 

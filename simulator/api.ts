@@ -1,14 +1,14 @@
 // Handlers of the /v1 operations. They run after rate limiting, fault injection, authentication
 // and quest lookup (see server.ts), so they only deal with their own operation.
 
-import * as fs from 'fs';
 import {pipeline} from 'stream';
-import {Ctx, readBody} from './http-util';
+import {Ctx} from './http-util';
 import {QuestEntry, State} from './state';
 import {FieldErrors} from './settings';
 import {checkExportRequest, checkPaging, checkWindow} from './validation';
-import {ExportJob} from './exports';
+import {ExportJob, FileBody} from './exports';
 import {Framing} from './faults';
+import {startExport} from './engine';
 
 const CSV_TYPE = 'text/csv; charset=utf-8';
 // The HTML corruptions imitate a proxy or login page (text/html) or a failing backend whose error
@@ -28,7 +28,7 @@ export async function createExport(ctx: Ctx, state: State, quest: QuestEntry): P
     ctx.problem({status: 415, detail: `Content-Type '${mediaType}' is not supported; use application/json`});
     return;
   }
-  const raw = await readBody(ctx.req);
+  const raw = ctx.body;
   if (raw === undefined) {
     ctx.problem({status: 413, detail: 'The request body is larger than 10 MB'});
     return;
@@ -44,28 +44,20 @@ export async function createExport(ctx: Ctx, state: State, quest: QuestEntry): P
     validationProblem(ctx, {$: [`The JSON value could not be parsed: ${(err as Error).message}`]});
     return;
   }
-  const now = Date.now();
+  const now = state.clock.now();
   const checked = checkExportRequest(body, quest.data.config.languages, now);
   if ('errors' in checked) {
     validationProblem(ctx, checked.errors);
     return;
   }
-  const {config} = quest.data;
   // Checked after validation: a bad body is a 400 whatever else is running.
-  if (state.faults.oneExportPerQuest && state.exports.running(config.id, now)) {
-    state.stats.conflicts++;
-    ctx.problem({status: 409, detail: `An export for quest '${config.id}' is already being generated`});
+  const job = startExport(state, quest, checked.request, now);
+  if (job === 'conflict') {
+    ctx.problem({status: 409, detail: `An export for quest '${quest.data.config.id}' is already being generated`});
     return;
   }
-  const timing = {
-    durationMs: config.exportDurationMs ?? state.exportDurationMs,
-    msPerThousandRows: config.exportMsPerThousandRows ?? state.exportMsPerThousandRows,
-  };
-  const request = {...checked.request, window: state.faults.served(checked.request.window)};
-  const [lo, hi] = quest.data.range(request.window.since, request.window.until ?? now);
-  const job = state.exports.create(quest.data, request, now, timing, state.faults.exportOutcome(hi - lo));
-  state.stats.exportsCreated++;
-  ctx.json(202, {exportId: job.id, message: 'The export has been scheduled and will be processed shortly.'});
+  const answer = state.dialect.createAnswer(job.id, `${ctx.path}/${encodeURIComponent(job.id)}/status`);
+  ctx.json(answer.status, answer.body, answer.headers);
 }
 
 function gone(ctx: Ctx, job: ExportJob): void {
@@ -74,28 +66,26 @@ function gone(ctx: Ctx, job: ExportJob): void {
 
 export function exportStatus(ctx: Ctx, state: State, job: ExportJob): void {
   state.stats.statusPolls++;
-  const view = state.exports.view(job, Date.now());
+  const view = state.exports.view(job, state.clock.now());
   if (view.state === 'GONE') {
     gone(ctx, job);
-  } else if (view.state === 'COMPLETED') {
+  } else if (view.state === 'COMPLETED' && state.dialect.options.completed !== 'record') {
     // 'download' resolves against .../exports/<id>/status to .../exports/<id>/download.
-    const location = state.relativeLocation
-      ? 'download'
-      : `${state.pathPrefix}/v1/quests/${encodeURIComponent(job.questId)}/exports/${encodeURIComponent(job.id)}/download`;
-    ctx.send(302, undefined, '', {Location: location});
+    const path = `${state.pathPrefix}/v1/quests/${encodeURIComponent(job.questId)}/exports/${encodeURIComponent(job.id)}/download`;
+    ctx.send(302, undefined, '', {Location: state.dialect.location(path, job.id, state.relativeLocation)});
   } else {
     ctx.json(200, {
       exportId: job.id,
       questId: job.questId,
-      status: view.state,
-      lastChangedAt: new Date(view.lastChangedMs).toISOString(),
+      status: state.dialect.word(view.state),
+      lastChangedAt: state.dialect.lastChangedAt(view.lastChangedMs),
     });
   }
 }
 
 export async function downloadExport(ctx: Ctx, state: State, quest: QuestEntry, job: ExportJob): Promise<void> {
   state.stats.downloads++;
-  const view = state.exports.view(job, Date.now());
+  const view = state.exports.view(job, state.clock.now());
   if (view.state === 'GONE') return gone(ctx, job);
   if (view.state !== 'COMPLETED') {
     ctx.problem({status: 409, detail: `Export '${job.id}' is not available for download: its status is ${view.state}`});
@@ -112,22 +102,21 @@ export async function downloadExport(ctx: Ctx, state: State, quest: QuestEntry, 
   const framing: Framing = corruption === 'cut-last-cell' ? 'close' : state.faults.framing;
   const gzip = state.faults.gzip;
   // Opening first keeps the bytes readable even if the export is deleted meanwhile.
-  let handle: fs.promises.FileHandle;
-  let size: number;
+  let body: FileBody;
   try {
-    const compressed = gzip ? await state.exports.compressed(job, end ?? job.bytes ?? 0) : undefined;
-    handle = await fs.promises.open(compressed?.file ?? job.file, 'r');
-    size = compressed?.size ?? end ?? (await handle.stat()).size;
+    body = await state.exports.body(job, end, gzip);
   } catch {
     return gone(ctx, job);
   }
+  const {size} = body;
   const cut = state.faults.truncateAt(size);
   const stall = cut === undefined ? state.faults.stallAt(size) : undefined;
+  const {fileType, fileEncodingLabel} = state.dialect.options;
   const headers: Record<string, string | number> = {
-    'Content-Type': CONTENT_TYPES[corruption ?? ''] ?? CSV_TYPE,
+    'Content-Type': CONTENT_TYPES[corruption ?? ''] ?? fileType ?? CSV_TYPE,
     'Content-Disposition': `attachment; filename="export-${job.id}.csv"`,
   };
-  if (gzip) headers['Content-Encoding'] = 'gzip';
+  if (gzip || fileEncodingLabel) headers['Content-Encoding'] = fileEncodingLabel ?? 'gzip';
   if (framing === 'length') headers['Content-Length'] = size;
   if (framing === 'close') {
     // Neither a length nor chunks: the body ends where the connection does.
@@ -137,12 +126,12 @@ export async function downloadExport(ctx: Ctx, state: State, quest: QuestEntry, 
   ctx.head(200, headers);
   const stop = cut ?? stall ?? size;
   if (stop === 0) {
-    await handle.close();
+    await body.close();
     if (stall === undefined) ctx.res.end();
-    else ctx.res.flushHeaders(); // stalled before the first byte: headers only, then silence
+    else stalled(ctx); // stalled before the first byte: headers only, then silence
     return;
   }
-  const stream = handle.createReadStream({start: 0, end: stop - 1});
+  const stream = body.read(stop);
   if (cut === undefined && stall === undefined) {
     pipeline(stream, ctx.res, () => undefined);
     return;
@@ -151,14 +140,27 @@ export async function downloadExport(ctx: Ctx, state: State, quest: QuestEntry, 
   // (truncated), or send nothing more and keep it open (stalled) until the client gives up.
   stream.pipe(ctx.res, {end: false});
   if (cut !== undefined) stream.on('end', () => ctx.res.socket?.end());
+  else stream.on('end', () => stalled(ctx));
   stream.on('error', () => ctx.res.destroy());
   ctx.res.on('close', () => stream.destroy());
 }
 
-export function listInvitations(ctx: Ctx, quest: QuestEntry, query: URLSearchParams): void {
+/** A stalled answer is silent on purpose: the simulator is not working on it. */
+function stalled(ctx: Ctx): void {
+  ctx.res.flushHeaders();
+  ctx.idle();
+}
+
+export function listInvitations(ctx: Ctx, state: State, quest: QuestEntry, query: URLSearchParams): void {
   const errors: FieldErrors = {};
   const {skip, take} = checkPaging(query.get('skip'), query.get('take'), errors);
-  const window = checkWindow(query.get('since') ?? undefined, query.get('until') ?? undefined, Date.now(), '', errors);
+  const window = checkWindow(
+    query.get('since') ?? undefined,
+    query.get('until') ?? undefined,
+    state.clock.now(),
+    '',
+    errors
+  );
   if (Object.keys(errors).length > 0) return validationProblem(ctx, errors);
   ctx.json(200, quest.invitations.list(window.since, window.until, skip, take));
 }

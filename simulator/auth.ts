@@ -13,10 +13,14 @@ export interface TokenConfig {
   lifetimeSeconds: number;
   issuer: string;
   seed: number;
+  /** token_type of the answer (default Bearer). */
+  tokenType?: string;
+  /** expires_in counts milliseconds instead of seconds (the exp claim stays right). */
+  expiresInMs?: boolean;
 }
 
 export type TokenResult =
-  {ok: true; body: {access_token: string; token_type: 'Bearer'; expires_in: number}} | {ok: false; problem: Problem};
+  {ok: true; body: {access_token: string; token_type: string; expires_in: number}} | {ok: false; problem: Problem};
 
 function b64url(data: string | Buffer): string {
   return Buffer.from(data).toString('base64url');
@@ -73,7 +77,11 @@ export class TokenService {
     }
     return {
       ok: true,
-      body: {access_token: this.issue(now), token_type: 'Bearer', expires_in: this.config.lifetimeSeconds},
+      body: {
+        access_token: this.issue(now),
+        token_type: this.config.tokenType ?? 'Bearer',
+        expires_in: this.config.lifetimeSeconds * (this.config.expiresInMs ? 1000 : 1),
+      },
     };
   }
 

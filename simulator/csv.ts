@@ -4,7 +4,7 @@
 import {once} from 'events';
 import * as fs from 'fs';
 import {byteLength, codecOf} from './encoding';
-import {Corruption, FileEncoding} from './types';
+import {Corruption, CsvOptions, FileEncoding} from './types';
 
 const CHUNK_CHARS = 256 * 1024;
 
@@ -60,6 +60,62 @@ function cutInside(encoded: readonly string[], separator: string): string {
 }
 
 /**
+ * The export file's bytes, in chunks of about CHUNK_CHARS characters (a string is UTF-8, which a
+ * file stream encodes fastest). `written` counts the bytes
+ * where a cut position needs them and receives cut-last-cell's cut once the last line is made.
+ */
+function* fileChunks(src: CsvSource, written: {bytes: number; cutAt?: number}): Generator<string | Buffer> {
+  const codec = codecOf(src.encoding);
+  const {lo, hi, separator: sep, corruption, eol} = src;
+  // Bytes are counted only where a cut position needs them (it costs a scan per chunk).
+  const counting = corruption === 'cut-last-cell';
+  const bytesOf = (data: string | Buffer): string | Buffer => {
+    if (counting) written.bytes += byteLength(data);
+    return data;
+  };
+  const encode = cellEncoder(sep);
+
+  if (corruption === 'html-body' || corruption === 'html-octet-stream') {
+    // A page from a proxy or a failing backend, not from the export writer: always UTF-8.
+    yield bytesOf(Buffer.from(corruption === 'html-body' ? HTML_BODY : HTML_ERROR_PAGE, 'utf8'));
+    return;
+  }
+  if (corruption === 'empty-body' || (hi === lo && !src.headerOnEmpty)) return;
+  let chunk = codec.leading;
+  // The last line is where no-final-newline drops the line end and cut-last-cell cuts.
+  const line = (cells: readonly string[], last: boolean): string => {
+    const encoded = cells.map(encode);
+    if (last && corruption === 'cut-last-cell') {
+      written.cutAt = written.bytes + byteLength(codec.encode(chunk + cutInside(encoded, sep)));
+    }
+    return encoded.join(sep) + (last && corruption === 'no-final-newline' ? '' : eol);
+  };
+  if (corruption !== 'no-header') chunk += line(src.header, hi === lo);
+  for (let i = lo; i < hi; i++) {
+    const cells = src.row(i);
+    if (corruption === 'ragged-row' && i === src.middle) cells.push('unexpected extra cell');
+    if (corruption === 'unterminated-quote' && i === hi - 1) {
+      // The last cell opens a quote that is never closed.
+      const last = cells.pop() ?? '';
+      chunk += cells.map(encode).join(sep) + sep + '"' + last.replace(/"/g, '""') + ' (cut off' + eol;
+    } else if (corruption === 'stray-quote' && i === src.middle && src.strayQuoteColumn !== undefined) {
+      // One cell holds a bare quote and is written as is, which RFC 4180 forbids.
+      const col = src.strayQuoteColumn;
+      chunk += cells.map((c, k) => (k === col ? c : encode(c))).join(sep) + eol;
+    } else {
+      chunk += line(cells, i === hi - 1);
+    }
+    if (chunk.length >= CHUNK_CHARS) {
+      yield bytesOf(codec.encode(chunk));
+      chunk = '';
+    }
+  }
+  if (hi === lo && corruption === 'ragged-row') chunk += 'ragged' + eol;
+  if (hi === lo && corruption === 'unterminated-quote') chunk += '"unterminated' + eol;
+  if (chunk.length > 0) yield bytesOf(codec.encode(chunk));
+}
+
+/**
  * Writes the export file with backpressure (never more than about one chunk in memory).
  * Resolves with its size when the file is complete and closed, undefined when `aborted()` turned true.
  */
@@ -69,57 +125,11 @@ export async function writeCsvFile(
   aborted: () => boolean
 ): Promise<WrittenFile | undefined> {
   const out = fs.createWriteStream(path, {highWaterMark: 1 << 20});
-  const codec = codecOf(src.encoding);
-  const {lo, hi, separator: sep, corruption, eol} = src;
-  // Bytes written so far; counted only where a cut position needs them (it costs a scan per chunk).
-  let bytes = 0;
-  const counting = corruption === 'cut-last-cell';
-  const writeBytes = async (data: string | Buffer): Promise<void> => {
-    if (counting) bytes += byteLength(data);
-    if (!out.write(data)) await once(out, 'drain');
-  };
-  const write = (chunk: string): Promise<void> => writeBytes(codec.encode(chunk));
-  const encode = cellEncoder(sep);
-  let cutAt: number | undefined;
-
+  const written = {bytes: 0, cutAt: undefined as number | undefined};
   try {
-    if (corruption === 'html-body' || corruption === 'html-octet-stream') {
-      // A page from a proxy or a failing backend, not from the export writer: always UTF-8.
-      await writeBytes(Buffer.from(corruption === 'html-body' ? HTML_BODY : HTML_ERROR_PAGE, 'utf8'));
-    } else if (corruption !== 'empty-body' && (hi > lo || src.headerOnEmpty)) {
-      let chunk = codec.leading;
-      // The last line is where no-final-newline drops the line end and cut-last-cell cuts.
-      const line = (cells: readonly string[], last: boolean): string => {
-        const encoded = cells.map(encode);
-        if (last && corruption === 'cut-last-cell') {
-          cutAt = bytes + byteLength(codec.encode(chunk + cutInside(encoded, sep)));
-        }
-        return encoded.join(sep) + (last && corruption === 'no-final-newline' ? '' : eol);
-      };
-      if (corruption !== 'no-header') chunk += line(src.header, hi === lo);
-      for (let i = lo; i < hi; i++) {
-        const cells = src.row(i);
-        if (corruption === 'ragged-row' && i === src.middle) cells.push('unexpected extra cell');
-        if (corruption === 'unterminated-quote' && i === hi - 1) {
-          // The last cell opens a quote that is never closed.
-          const last = cells.pop() ?? '';
-          chunk += cells.map(encode).join(sep) + sep + '"' + last.replace(/"/g, '""') + ' (cut off' + eol;
-        } else if (corruption === 'stray-quote' && i === src.middle && src.strayQuoteColumn !== undefined) {
-          // One cell holds a bare quote and is written as is, which RFC 4180 forbids.
-          const col = src.strayQuoteColumn;
-          chunk += cells.map((c, k) => (k === col ? c : encode(c))).join(sep) + eol;
-        } else {
-          chunk += line(cells, i === hi - 1);
-        }
-        if (chunk.length >= CHUNK_CHARS) {
-          if (aborted()) break;
-          await write(chunk);
-          chunk = '';
-        }
-      }
-      if (hi === lo && corruption === 'ragged-row') chunk += 'ragged' + eol;
-      if (hi === lo && corruption === 'unterminated-quote') chunk += '"unterminated' + eol;
-      if (chunk.length > 0 && !aborted()) await write(chunk);
+    for (const chunk of fileChunks(src, written)) {
+      if (aborted()) break;
+      if (!out.write(chunk)) await once(out, 'drain');
     }
     if (aborted()) {
       out.destroy();
@@ -128,10 +138,32 @@ export async function writeCsvFile(
     }
     out.end();
     await once(out, 'close');
-    return {bytes: out.bytesWritten, cutAt};
+    return {bytes: out.bytesWritten, cutAt: written.cutAt};
   } catch (err) {
     out.destroy();
     await fs.promises.rm(path, {force: true}).catch(() => undefined);
     throw err;
   }
+}
+
+/** The whole export file in memory, made at once (the simulator's `files: 'memory'`). */
+export function renderCsvFile(src: CsvSource): WrittenFile & {content: Buffer} {
+  const written = {bytes: 0, cutAt: undefined as number | undefined};
+  const content = Buffer.concat([...fileChunks(src, written)].map((c) => (typeof c === 'string' ? Buffer.from(c) : c)));
+  return {content, bytes: content.length, cutAt: written.cutAt};
+}
+
+/**
+ * A CSV file as the service writes one by default (a BOM, CRLF row ends, RFC 4180 quoting), with
+ * `options` to write it otherwise: for on-demand answers that serve a file of their own.
+ */
+export function csvText(
+  header: readonly string[],
+  rows: readonly (readonly string[])[],
+  options: CsvOptions = {}
+): string {
+  const separator = options.separator ?? '|';
+  const encode = options.quote === 'never' ? (v: string): string => v : cellEncoder(separator);
+  const line = (cells: readonly string[]): string => cells.map(encode).join(separator) + '\r\n';
+  return (options.bom ?? '\uFEFF') + line(header) + rows.map(line).join('');
 }

@@ -2,6 +2,7 @@
 // of (seed, quest id, i), so a million-row export needs no per-row memory beyond the creation
 // times of rows added at run time.
 
+import {Dialect} from './dialect';
 import {deriveSeed, mix32, Prng} from './prng';
 import {buildLayout, drawResponse, Question, questionHeader, renderAnswers} from './questions';
 import {ResolvedSettings} from './settings';
@@ -58,8 +59,30 @@ function firstGreater(n: number, value: (i: number) => number, x: number): numbe
   return lo;
 }
 
+/** A quest given as a table (QuestConfig.table): its rows in creation order, and their creation times. */
+interface Table {
+  header: readonly string[];
+  rows: readonly (readonly string[])[];
+  times: readonly number[];
+}
+
+/** The table's rows sorted by their Created cell (ties keep their order); throws on a table that cannot be served. */
+export function resolveTable(questId: string, header: readonly string[], rows: readonly (readonly string[])[]): Table {
+  const at = header.indexOf(CREATED);
+  if (at < 0) throw new Error(`quest ${questId}: a table needs a column named ${CREATED}`);
+  const timed = rows.map((row, i) => {
+    const ms = /(Z|[+-]\d\d:?\d\d)$/i.test(row[at] ?? '') ? Date.parse(row[at]) : NaN;
+    if (Number.isNaN(ms))
+      throw new Error(`quest ${questId}: table row ${i} has no ISO 8601 time with a zone in ${CREATED}`);
+    return {ms, row: [...row]};
+  });
+  timed.sort((a, b) => a.ms - b.ms);
+  return {header: [...header], rows: timed.map((t) => t.row), times: timed.map((t) => t.ms)};
+}
+
 export class QuestData {
   private questions: Question[];
+  private readonly table?: Table;
   private readonly rowSeed: number;
   private readonly idBase: number;
   private readonly firstMs: number;
@@ -74,13 +97,23 @@ export class QuestData {
   constructor(
     readonly config: ResolvedQuest,
     seed: number,
-    startMs: number
+    startMs: number,
+    private readonly dialect: Dialect
   ) {
     this.questions = buildLayout(config.columns, PRESETS[config.titles], config.questionTitles);
     this.rowSeed = deriveSeed(seed, `rows:${config.id}`);
     this.idBase = 100_000_000 + (deriveSeed(seed, `ids:${config.id}`) % 800_000_000);
     this.initialRows = config.rows;
     const end = startMs - 60_000;
+    if (config.table) {
+      this.table = resolveTable(config.id, config.table.header, config.table.rows);
+      const last = this.table.times[this.table.times.length - 1];
+      if (last > end)
+        throw new Error(`quest ${config.id}: table rows must lie at least 60 s before the simulator start`);
+      this.firstMs = this.table.times[0] ?? end;
+      this.spanMs = 0;
+      return;
+    }
     if (config.createdAt) {
       this.explicit = config.createdAt;
       const last = this.explicit[this.explicit.length - 1];
@@ -111,6 +144,7 @@ export class QuestData {
    * `now` on: a survey edited while it runs. Every other answer stays as it was.
    */
   insertQuestion(at: number, question: InsertedQuestion, now: number): void {
+    if (this.table) throw new Error(`quest ${this.config.id} is a table: its questions cannot change`);
     const q = this.questions;
     if (!Number.isInteger(at) || at < 0 || at > q.length) throw new Error(`at must be an integer in [0, ${q.length}]`);
     if (q[at - 1]?.hasOther) throw new Error(`question ${at} is the "other" text of the single choice before it`);
@@ -130,6 +164,7 @@ export class QuestData {
   }
 
   createdAt(i: number): number {
+    if (this.table) return this.table.times[i];
     if (i < this.initialRows) {
       if (this.explicit) return this.explicit[i];
       if (this.initialRows === 1) return this.firstMs;
@@ -143,6 +178,7 @@ export class QuestData {
    * therefore "arrives" over the next milliseconds (rows exist only once their time has come).
    */
   addResponses(count: number, now: number): void {
+    if (this.table) throw new Error(`quest ${this.config.id} is a table: give its rows when starting the simulator`);
     let t = Math.max(now, this.count > 0 ? this.createdAt(this.count - 1) + 1 : now);
     for (let k = 0; k < count; k++) this.added.push(t++);
   }
@@ -156,7 +192,8 @@ export class QuestData {
   }
 
   header(s: ResolvedSettings): string[] {
-    const header = [RESPONSE_ID, CREATED];
+    if (this.table) return [...this.table.header];
+    const header = [this.dialect.options.responseIdTitle ?? RESPONSE_ID, this.dialect.options.createdTitle ?? CREATED];
     if (s.includeRespondentInformation) header.push(EMAIL, PHONE);
     const questionStart = header.length;
     header.push(...questionHeader(this.layout, s));
@@ -174,6 +211,7 @@ export class QuestData {
    * where a quote is plausible), else the last column.
    */
   strayQuoteColumn(s: ResolvedSettings): number {
+    if (this.table) return this.table.header.length - 1;
     const text = this.layout.findIndex((q) => q.kind === 'text');
     const before = s.includeRespondentInformation ? 4 : 2;
     if (text < 0) return before + questionHeader(this.layout, s).length - 1;
@@ -190,9 +228,10 @@ export class QuestData {
   }
 
   row(i: number, s: ResolvedSettings): string[] {
+    if (this.table) return [...this.table.rows[i]];
     this.rng.reseed(mix32(this.rowSeed ^ mix32(i + 0x9e3779b9)));
     const r = drawResponse(this.layout, this.rng, this.createdAt(i));
-    const cells = [String(this.idBase + i), new Date(this.createdAt(i)).toISOString()];
+    const cells = [String(this.idBase + i), this.dialect.createdCell(this.createdAt(i))];
     if (s.includeRespondentInformation) cells.push(r.email, r.phone);
     renderAnswers(this.layout, r, s, cells);
     return cells;

@@ -5,11 +5,12 @@ import * as fs from 'fs';
 import * as path from 'path';
 import {Readable} from 'stream';
 import {pipeline} from 'stream/promises';
-import {createGzip} from 'zlib';
-import {writeCsvFile} from './csv';
+import {createGzip, gzipSync} from 'zlib';
+import {CsvSource, renderCsvFile, writeCsvFile} from './csv';
 import {middleRow, QuestData} from './data';
 import {Prng} from './prng';
-import {ExportOutcome, ExportRecord} from './types';
+import {ExportOutcome, ExportRecord, SimulatorClock} from './types';
+import {ResolvedSettings} from './settings';
 import {ExportRequest} from './validation';
 
 export type ExportStatus = 'PENDING' | 'INPROGRESS' | 'COMPLETED' | 'ERROR';
@@ -20,10 +21,17 @@ export const RETENTION_MS = 30 * 24 * 3600 * 1000;
 export interface ExportJob {
   id: string;
   questId: string;
+  /** 1-based, in order of creation. */
+  seq: number;
+  /** Status and download requests that named it. */
+  polls: number;
+  downloads: number;
   createdMs: number;
   durationMs: number;
   outcome: ExportOutcome;
   file: string;
+  /** The export settings the file is written with. */
+  settings: ResolvedSettings;
   /** The filter bounds (epoch ms) and the number of rows of the snapshot. */
   since?: number;
   until?: number;
@@ -39,6 +47,15 @@ export interface ExportJob {
   /** Set when writing the file failed; the job then reports ERROR. */
   failedMs?: number;
   gone: boolean;
+  /** The file, when files are kept in memory. */
+  content?: Buffer;
+}
+
+/** A download's body: its size, and a stream of its first `stop` bytes (at least one). */
+export interface FileBody {
+  size: number;
+  read(stop: number): Readable;
+  close(): Promise<void>;
 }
 
 /** How long generating an export takes: a fixed part plus a part that grows with its rows. */
@@ -54,9 +71,11 @@ export class ExportStore {
   private closed = false;
 
   constructor(
-    private readonly dir: string,
+    /** Where files are written; undefined: files are kept in memory, made at once. */
+    private readonly dir: string | undefined,
     private readonly rng: Prng,
-    private readonly log: (line: string) => void
+    private readonly log: (line: string) => void,
+    private readonly clock: SimulatorClock
   ) {}
 
   create(
@@ -73,10 +92,14 @@ export class ExportStore {
     const job: ExportJob = {
       id,
       questId: quest.config.id,
+      seq: this.jobs.size + 1,
+      polls: 0,
+      downloads: 0,
       createdMs: now,
       durationMs: timing.durationMs + Math.round(((hi - lo) / 1000) * timing.msPerThousandRows),
       outcome,
-      file: path.join(this.dir, `${id}.csv`),
+      settings: request.settings,
+      file: this.dir === undefined ? '' : path.join(this.dir, `${id}.csv`),
       since: window.since,
       until: window.until,
       rows: hi - lo,
@@ -91,7 +114,7 @@ export class ExportStore {
   private generate(job: ExportJob, quest: QuestData, request: ExportRequest, lo: number, hi: number): void {
     const {settings} = request;
     const {config} = quest;
-    const source = {
+    const source: CsvSource = {
       header: quest.header(settings),
       lo,
       hi,
@@ -104,18 +127,26 @@ export class ExportStore {
       middle: middleRow(lo, hi),
       strayQuoteColumn: config.corruption === 'stray-quote' ? quest.strayQuoteColumn(settings) : undefined,
     };
+    if (this.dir === undefined) {
+      const file = renderCsvFile(source);
+      Object.assign(job, {content: file.content, bytes: file.bytes, cutAt: file.cutAt, fileDoneMs: job.createdMs});
+      return;
+    }
+    // Writing takes real time: a virtual clock waits for it rather than jump past it.
+    const release = this.clock.hold?.();
     this.track(
       writeCsvFile(job.file, source, () => this.closed || job.gone)
         .then((written) => {
           if (!written) return;
           job.bytes = written.bytes;
           job.cutAt = written.cutAt;
-          job.fileDoneMs = Date.now();
+          job.fileDoneMs = this.clock.now();
         })
         .catch((err: unknown) => {
-          job.failedMs = Date.now();
+          job.failedMs = this.clock.now();
           this.log(`export ${job.id}: writing the file failed: ${err instanceof Error ? err.message : String(err)}`);
         })
+        .finally(() => release?.())
     );
   }
 
@@ -143,6 +174,23 @@ export class ExportStore {
     return job.gzip;
   }
 
+  /**
+   * The body of a download of the job's file: bytes [0, end) (the whole file without `end`),
+   * gzip-compressed when asked. Throws when the file is gone.
+   */
+  async body(job: ExportJob, end: number | undefined, gzip: boolean): Promise<FileBody> {
+    if (this.dir === undefined) {
+      if (!job.content) throw new Error(`export ${job.id} has no file`);
+      const plain = job.content.subarray(0, end ?? job.content.length);
+      const bytes = gzip ? gzipSync(plain) : plain;
+      return {size: bytes.length, read: (stop) => Readable.from([bytes.subarray(0, stop)]), close: async () => {}};
+    }
+    const compressed = gzip ? await this.compressed(job, end ?? job.bytes ?? 0) : undefined;
+    const handle = await fs.promises.open(compressed?.file ?? job.file, 'r');
+    const size = compressed?.size ?? end ?? (await handle.stat()).size;
+    return {size, read: (stop) => handle.createReadStream({start: 0, end: stop - 1}), close: () => handle.close()};
+  }
+
   /** The job as the API sees it: vanished jobs were deleted right after creation. */
   find(questId: string, exportId: string): ExportJob | undefined {
     const job = this.jobs.get(exportId);
@@ -160,21 +208,25 @@ export class ExportStore {
   }
 
   records(): ExportRecord[] {
-    const iso = (ms: number | undefined): string | undefined =>
-      ms === undefined ? undefined : new Date(ms).toISOString();
-    return [...this.jobs.values()].map((job) => {
-      const record: ExportRecord = {
-        questId: job.questId,
-        exportId: job.id,
-        rows: job.rows,
-        bytes: job.bytes ?? 0,
-        outcome: job.outcome,
-        createdAt: new Date(job.createdMs).toISOString(),
-      };
-      if (job.since !== undefined) record.since = iso(job.since);
-      if (job.until !== undefined) record.until = iso(job.until);
-      return record;
-    });
+    return [...this.jobs.values()].map((job) => this.record(job));
+  }
+
+  /** The job as exports() reports it. */
+  record(job: ExportJob): ExportRecord {
+    const record: ExportRecord = {
+      questId: job.questId,
+      exportId: job.id,
+      rows: job.rows,
+      bytes: job.bytes ?? 0,
+      outcome: job.outcome,
+      createdAt: new Date(job.createdMs).toISOString(),
+      seq: job.seq,
+      polls: job.polls,
+      downloads: job.downloads,
+    };
+    if (job.since !== undefined) record.since = new Date(job.since).toISOString();
+    if (job.until !== undefined) record.until = new Date(job.until).toISOString();
+    return record;
   }
 
   byId(exportId: string): ExportJob | undefined {
@@ -209,6 +261,8 @@ export class ExportStore {
   markGone(job: ExportJob): void {
     if (job.gone) return;
     job.gone = true;
+    job.content = undefined;
+    if (this.dir === undefined) return;
     // A running writer notices `gone` and removes its own partial file.
     fs.promises.rm(job.file, {force: true}).catch(() => undefined);
     if (job.gzip) fs.promises.rm(`${job.file}.gz`, {force: true}).catch(() => undefined);

@@ -41,8 +41,6 @@ export class Faults {
     if (options.framing !== undefined && !FRAMINGS.includes(options.framing)) {
       throw new Error(`framing must be one of ${FRAMINGS.join(', ')}`);
     }
-    if (options.wholeSecondBounds !== undefined && !['until', 'both'].includes(options.wholeSecondBounds))
-      throw new Error("wholeSecondBounds must be 'until' or 'both'");
     if (options.compression !== undefined && options.compression !== 'gzip')
       throw new Error("compression must be 'gzip'");
     const latency = options.latencyMs;
@@ -89,14 +87,6 @@ export class Faults {
     if (this.roll(this.options.exportErrorRate)) return 'error';
     if (this.roll(this.options.stuckExportRate)) return 'stuck';
     return 'ok';
-  }
-
-  /** An export's window as the service applies it (see wholeSecondBounds). */
-  served(window: {since?: number; until?: number}): {since?: number; until?: number} {
-    const cut = (ms: number | undefined) => (ms === undefined ? undefined : Math.floor(ms / 1000) * 1000);
-    const mode = this.options.wholeSecondBounds;
-    if (mode === undefined) return window;
-    return {since: mode === 'both' ? cut(window.since) : window.since, until: cut(window.until)};
   }
 
   gone(): boolean {

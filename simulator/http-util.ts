@@ -3,17 +3,37 @@
 
 import {IncomingMessage, ServerResponse} from 'http';
 import {Problem, PROBLEM_JSON, ProblemFactory} from './problem';
-import {RequestRecord} from './types';
+import {HeaderDecorator, RequestRecord, SimulatorClock} from './types';
 
 export const MAX_BODY_BYTES = 10 * 1024 * 1024;
 
 export class Ctx {
+  /** The request body, read before any handler runs; undefined when it exceeds MAX_BODY_BYTES. */
+  body: string | undefined = '';
+  private release: (() => void) | undefined;
+
   constructor(
     readonly req: IncomingMessage,
     readonly res: ServerResponse,
     readonly record: RequestRecord,
-    private readonly problems: ProblemFactory
-  ) {}
+    private readonly problems: ProblemFactory,
+    private readonly clock: SimulatorClock,
+    private readonly decorators: readonly HeaderDecorator[] = []
+  ) {
+    this.working();
+    res.once('close', () => this.idle());
+  }
+
+  /** The simulator works on this request (a virtual clock does not jump meanwhile). */
+  working(): void {
+    this.release ??= this.clock.hold?.();
+  }
+
+  /** The request waits on the clock, or is silent on purpose: the simulator is not working on it. */
+  idle(): void {
+    this.release?.();
+    this.release = undefined;
+  }
 
   get method(): string {
     return this.record.method;
@@ -26,10 +46,16 @@ export class Ctx {
   /** Writes the status line and headers; used directly by streaming responses. */
   head(status: number, headers: Record<string, string | number>): void {
     this.record.status = status;
-    this.res.writeHead(status, headers);
+    const added = this.decorators.map((decorate) => decorate(this.record, status) ?? {});
+    this.res.writeHead(status, Object.assign({}, headers, ...added));
   }
 
-  send(status: number, contentType: string | undefined, body: string, headers: Record<string, string> = {}): void {
+  send(
+    status: number,
+    contentType: string | undefined,
+    body: string | Buffer,
+    headers: Record<string, string | number> = {}
+  ): void {
     const all: Record<string, string | number> = {...headers, 'Content-Length': Buffer.byteLength(body)};
     if (contentType) all['Content-Type'] = contentType;
     this.head(status, all);
@@ -40,7 +66,9 @@ export class Ctx {
     this.send(status, 'application/json; charset=utf-8', JSON.stringify(body), headers);
   }
 
-  problem(p: Problem, headers: Record<string, string> = {}): void {
+  problem(p: Problem, headers: Record<string, string | number> = {}): void {
+    if (this.problems.plainText)
+      return this.send(p.status, 'text/plain; charset=utf-8', this.problems.text(p), headers);
     this.send(p.status, PROBLEM_JSON, JSON.stringify(this.problems.body(p)), headers);
   }
 

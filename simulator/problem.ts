@@ -34,7 +34,15 @@ export interface Problem {
 }
 
 export class ProblemFactory {
-  constructor(private readonly rng: Prng) {}
+  constructor(
+    private readonly rng: Prng,
+    /** Error bodies are text/plain "<status> <title>" (the dialect's errorBodies 'text'). */
+    readonly plainText = false
+  ) {}
+
+  text(p: Problem): string {
+    return `${p.status} ${p.title ?? TYPES[p.status]?.[1] ?? 'Error'}`;
+  }
 
   /** W3C trace-context style id, as ASP.NET puts in traceId. */
   traceId(): string {

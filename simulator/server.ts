@@ -7,7 +7,8 @@ import {createExport, downloadExport, exportStatus, listInvitations} from './api
 import {gatewayPage, SERVER_ERROR_DETAIL} from './faults';
 import {Ctx, readBody} from './http-util';
 import {QuestEntry, State} from './state';
-import {RequestRecord} from './types';
+import {routeContext} from './answers';
+import {RequestRecord, Route as RouteName} from './types';
 
 export const TOKEN_PATH = '/oauth/v2/token';
 
@@ -44,32 +45,68 @@ function matchRoute(method: string, path: string): Route | undefined {
   return undefined;
 }
 
+/** The route of a request, and the quest and export its path names. */
+interface Target {
+  route: RouteName;
+  questId?: string;
+  exportId?: string;
+}
+
+function classify(method: string, local: string | undefined): Target {
+  if (local === undefined) return {route: 'other'};
+  if (local === TOKEN_PATH) return {route: method === 'POST' ? 'token' : 'other'};
+  const route = matchRoute(method, local);
+  if (!route) return {route: 'other'};
+  return {route: route.op, questId: route.questId, ...('exportId' in route ? {exportId: route.exportId} : {})};
+}
+
 export function createHandler(state: State): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
+    const method = req.method ?? 'GET';
+    const target = classify(method, underPrefix(url.pathname, state.pathPrefix));
     const record: RequestRecord = {
-      method: req.method ?? 'GET',
+      seq: state.records.length + 1,
+      ...target,
+      method,
       path: url.pathname,
       status: 0,
       authorized: false,
-      at: Date.now(),
+      at: state.clock.now(),
       query: url.search.replace(/^\?/, ''),
+      headers: {...req.headers},
+      body: '',
     };
     state.records.push(record);
     state.stats.requests++;
     res.on('close', () => {
       if (record.status === 0) record.status = res.statusCode;
-      state.log(`${record.method} ${record.path} -> ${record.status} (${Date.now() - record.at} ms)`);
+      state.log(`${record.method} ${record.path} -> ${record.status} (${state.clock.now() - record.at} ms)`);
     });
-    const ctx = new Ctx(req, res, record, state.problems);
-    handle(ctx, state, url).catch((err: unknown) => {
+    const ctx = new Ctx(req, res, record, state.problems, state.clock, state.decorators);
+    answer(ctx, state, url, target).catch((err: unknown) => {
       state.stats.serverErrors++;
       const message = err instanceof Error ? err.message : String(err);
       state.log(`internal error on ${record.method} ${record.path}: ${message}`);
-      if (!res.headersSent) ctx.problem({status: 500, detail: message});
+      if (!res.headersSent && !res.destroyed) ctx.problem({status: 500, detail: message});
       else res.destroy();
     });
   };
+}
+
+/** Reads the body, counts the request against its export, then answers: on demand if asked to, else as the service. */
+async function answer(ctx: Ctx, state: State, url: URL, target: Target): Promise<void> {
+  ctx.body = await readBody(ctx.req);
+  ctx.record.body = ctx.body ?? '';
+  const {route, questId, exportId} = target;
+  const job = questId !== undefined && exportId !== undefined ? state.exports.find(questId, exportId) : undefined;
+  if (job && route === 'status') job.polls++;
+  if (job && route === 'download') job.downloads++;
+  const service = (): Promise<void> => handle(ctx, state, url);
+  const handler = state.handlers.get(route);
+  if (!handler) return service();
+  const n = state.records.filter((r) => r.route === route && r.seq <= ctx.record.seq).length;
+  await handler(routeContext(ctx, state, url, job, n, service));
 }
 
 /** `path` without the API's prefix, or undefined when it lies outside the prefix. */
@@ -79,19 +116,24 @@ function underPrefix(path: string, prefix: string): string | undefined {
   return path.startsWith(`${prefix}/`) ? path.slice(prefix.length) : undefined;
 }
 
-/** Resolves true after `ms`, or false as soon as the response is closed (client gone, or close()). */
-function delay(ms: number, res: ServerResponse): Promise<boolean> {
-  return new Promise((resolve) => {
-    const onClose = (): void => {
-      clearTimeout(timer);
-      resolve(false);
-    };
-    const timer = setTimeout(() => {
-      res.off('close', onClose);
-      resolve(true);
-    }, ms);
-    res.once('close', onClose);
-  });
+/**
+ * Resolves true after `ms` on the clock, or false as soon as the response is closed (client gone, or
+ * close()). The simulator is not working meanwhile.
+ */
+async function delay(ms: number, ctx: Ctx, state: State): Promise<boolean> {
+  const closed = new AbortController();
+  const onClose = (): void => closed.abort();
+  ctx.res.once('close', onClose);
+  ctx.idle();
+  try {
+    await state.clock.sleep(ms, closed.signal);
+    return true;
+  } catch {
+    return false;
+  } finally {
+    ctx.res.off('close', onClose);
+    if (!closed.signal.aborted) ctx.working();
+  }
 }
 
 async function handle(ctx: Ctx, state: State, url: URL): Promise<void> {
@@ -100,7 +142,7 @@ async function handle(ctx: Ctx, state: State, url: URL): Promise<void> {
   const isV1 = local !== undefined && (local === '/v1' || local.startsWith('/v1/'));
   if (local !== TOKEN_PATH && !isV1) return ctx.notFound();
   const latency = state.faults.latencyMs;
-  if (latency > 0 && !(await delay(latency, ctx.res))) return;
+  if (latency > 0 && !(await delay(latency, ctx, state))) return;
   if (local === TOKEN_PATH) return token(ctx, state);
   return v1(ctx, state, url, local as string);
 }
@@ -110,12 +152,12 @@ async function token(ctx: Ctx, state: State): Promise<void> {
     ctx.problem({status: 405, detail: `${ctx.method} is not allowed on ${ctx.path}; use POST`}, {Allow: 'POST'});
     return;
   }
-  const raw = await readBody(ctx.req);
+  const raw = ctx.body;
   if (raw === undefined) {
     ctx.problem({status: 413, detail: 'The request body is larger than 10 MB'});
     return;
   }
-  const result = state.tokens.handle(ctx.req.headers['content-type'], raw, Date.now());
+  const result = state.tokens.handle(ctx.req.headers['content-type'], raw, state.clock.now());
   const noStore = {'Cache-Control': 'no-store', Pragma: 'no-cache'};
   if (!result.ok) {
     ctx.problem(result.problem, noStore);
@@ -129,12 +171,14 @@ async function token(ctx: Ctx, state: State): Promise<void> {
 async function v1(ctx: Ctx, state: State, url: URL, local: string): Promise<void> {
   // Recorded up front so requests() shows whether a 429 or 5xx request carried a valid token.
   const authorization = ctx.req.headers.authorization;
-  const authorized = state.tokens.check(authorization, Date.now());
+  const authorized = state.tokens.check(authorization, state.clock.now());
   ctx.record.authorized = authorized;
   const limiter = state.faults.rateLimiter;
   if (limiter) {
-    const decision = limiter.hit(Date.now());
-    for (const [name, value] of Object.entries(decision.headers)) ctx.res.setHeader(name, value);
+    const now = state.clock.now();
+    const decision = limiter.hit(now);
+    for (const [name, value] of Object.entries(state.dialect.rateLimitHeaders(decision.headers, now)))
+      ctx.res.setHeader(name, value);
     if (!decision.allowed) {
       state.stats.rateLimited++;
       ctx.problem({
@@ -151,7 +195,10 @@ async function v1(ctx: Ctx, state: State, url: URL, local: string): Promise<void
     else ctx.send(fault.status, 'text/html', gatewayPage(fault.status));
     return;
   }
-  if (!authorized) {
+  const route = matchRoute(ctx.method, local);
+  // An 'other-host' link is signed: it needs no token, as a CDN's would not.
+  const signed = route?.op === 'download' && state.dialect.signed(route.exportId, url.searchParams);
+  if (!authorized && !signed) {
     const why = authorization ? 'the access token is invalid or has expired' : 'no access token was given';
     ctx.problem(
       {status: 401, detail: `Unauthorized request ${ctx.method} ${ctx.path}: ${why}`, instance: ctx.path},
@@ -160,7 +207,6 @@ async function v1(ctx: Ctx, state: State, url: URL, local: string): Promise<void
     return;
   }
 
-  const route = matchRoute(ctx.method, local);
   if (!route) return ctx.notFound();
   const quest: QuestEntry | undefined = state.quests.get(route.questId);
   if (!quest) return ctx.notFound(`quest '${route.questId}' does not exist`);
@@ -172,10 +218,12 @@ async function v1(ctx: Ctx, state: State, url: URL, local: string): Promise<void
     case 'create':
       return createExport(ctx, state, quest);
     case 'invitations':
-      return listInvitations(ctx, quest, url.searchParams);
+      return listInvitations(ctx, state, quest, url.searchParams);
     case 'status':
     case 'download': {
       const job = state.exports.find(route.questId, route.exportId);
+      const unknown = state.dialect.options.unknownExportStatus;
+      if (!job && unknown !== undefined) return ctx.problem({status: unknown, detail: 'The export id is not valid'});
       if (!job) return ctx.notFound(`export '${route.exportId}' does not exist`);
       if (route.op === 'status') return exportStatus(ctx, state, job);
       return downloadExport(ctx, state, quest, job);

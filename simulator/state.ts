@@ -1,12 +1,13 @@
 // The mutable state shared by the request handlers and the public Simulator object.
 
 import {TokenService} from './auth';
+import {Dialect} from './dialect';
 import {QuestData} from './data';
 import {ExportStore} from './exports';
 import {Faults} from './faults';
 import {Invitations} from './invitations';
 import {ProblemFactory} from './problem';
-import {RequestRecord, SimulatorStats} from './types';
+import {HeaderDecorator, RequestRecord, Route, RouteHandler, SimulatorClock, SimulatorStats} from './types';
 
 export interface QuestEntry {
   data: QuestData;
@@ -27,5 +28,10 @@ export interface State {
   pathPrefix: string;
   /** The status 302 Location is the relative reference 'download'. */
   relativeLocation: boolean;
+  dialect: Dialect;
   log: (line: string) => void;
+  clock: SimulatorClock;
+  /** On-demand answers by route (Simulator.on), and header decorators (Simulator.decorate). */
+  handlers: Map<Route, RouteHandler>;
+  decorators: HeaderDecorator[];
 }

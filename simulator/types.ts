@@ -1,6 +1,10 @@
 // Public types of the simulator. index.ts re-exports them; the other modules import them from here
 // so that index.ts stays the only place that wires the parts together.
 
+import type {IncomingMessage, ServerResponse} from 'http';
+
+import type {DialectOptions} from './dialect';
+
 export type ExportSettings = {
   exportType?: string;
   valueType?: string;
@@ -30,6 +34,14 @@ export type FileEncoding = 'utf8-bom' | 'utf8' | 'double-bom' | 'utf16le-bom' | 
 
 export type LineEnding = 'crlf' | 'lf';
 
+/** A quest's responses given as a table: the header and its rows, as the export files hold them. */
+export interface QuestTable {
+  /** Must hold a column named `Created` (ISO 8601 with a zone): exports filter on it. */
+  header: string[];
+  /** Rows in any order (exports list them by creation time; ties keep this order), each a cell per column. */
+  rows: string[][];
+}
+
 export interface QuestConfig {
   id: string;
   /** Responses at start; optional only when `createdAt` is given (it must then agree). */
@@ -49,6 +61,12 @@ export interface QuestConfig {
   questionTitles?: string[];
   encoding?: FileEncoding;
   lineEnding?: LineEnding;
+  /**
+   * The responses exactly as given, instead of seeded ones: every export is this table's rows of
+   * its window (export settings other than the separator do not apply). Excludes rows, createdAt,
+   * columns, titles and questionTitles.
+   */
+  table?: QuestTable;
 }
 
 /** A question inserted into a running quest (Simulator.insertQuestion). */
@@ -82,8 +100,23 @@ export interface FaultOptions {
   vanishRate?: number;
   /** Exports of more rows than this end in ERROR: a service that chokes on large exports. */
   maxExportRows?: number;
-  /** The service cuts an export's `until` (or both bounds) down to whole seconds before it selects rows. */
-  wholeSecondBounds?: 'until' | 'both';
+}
+
+/**
+ * The simulator's time: export generation, token lifetimes, rate-limit windows, latency and row
+ * creation all follow it. A test shares a virtual clock between the simulator and the connector so
+ * that waits take no real time.
+ */
+export interface SimulatorClock {
+  now(): number;
+  /** Waits `ms`; rejects with the signal's reason as soon as it aborts. */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+  /**
+   * Called when the simulator starts work that takes real time (answering a request, writing an
+   * export file); the work is done when the returned function is called. A virtual clock does not
+   * jump ahead while work is under way.
+   */
+  hold?(): () => void;
 }
 
 export interface SimulatorOptions {
@@ -101,17 +134,39 @@ export interface SimulatorOptions {
   log?: (line: string) => void;
   pathPrefix?: string;
   relativeLocation?: boolean;
+  /** Default: the system clock. */
+  clock?: SimulatorClock;
+  /**
+   * Where export files are kept: 'disk' (default, `dataDir`) or 'memory' (written at once when the
+   * export is created; for small exports in tests that read many).
+   */
+  files?: 'disk' | 'memory';
+  /** Where the service may differ from the spec's reading (dialect.ts); the defaults follow the spec. */
+  dialect?: DialectOptions;
 }
 
+/** The endpoints of the API; `other` is every request that matches none of them. */
+export type Route = 'token' | 'create' | 'status' | 'download' | 'invitations' | 'other';
+
 export interface RequestRecord {
+  /** 1-based, in order of arrival. */
+  seq: number;
+  route: Route;
   method: string;
   /** Path without the query string. */
   path: string;
   status: number;
   authorized: boolean;
+  /** Arrival, on the simulator's clock. */
   at: number;
   /** Extension: the raw query string without '?', '' when there was none. */
   query?: string;
+  headers: Record<string, string | string[] | undefined>;
+  /** The request body as text ('' when there was none). */
+  body: string;
+  /** The quest and export the path names, if it names them. */
+  questId?: string;
+  exportId?: string;
 }
 
 export interface SimulatorStats {
@@ -143,6 +198,11 @@ export interface ExportRecord {
   outcome: ExportOutcome;
   /** Creation time, ISO 8601 with milliseconds. */
   createdAt: string;
+  /** 1-based, in order of creation. */
+  seq: number;
+  /** Status and download requests for this export so far. */
+  polls: number;
+  downloads: number;
 }
 
 export interface Simulator {
@@ -160,12 +220,76 @@ export interface Simulator {
    */
   insertQuestion(questId: string, at: number, question: InsertedQuestion): void;
   issuedTokens(): string[];
-  requests(): RequestRecord[];
+  /** Every request so far, or those of one route. */
+  requests(route?: Route): RequestRecord[];
   stats(): SimulatorStats;
   exports(): ExportRecord[];
   setFaults(faults: FaultOptions): void;
   expireExport(exportId: string): void;
+  /**
+   * Answers the route's requests with `handler` from now on (answers on demand): it may answer
+   * anyhow, or as the service would with `ctx.next()`.
+   */
+  on(route: Route, handler: RouteHandler): void;
+  /** Adds headers to every answer for which `decorate` returns some (answers written raw excepted). */
+  decorate(decorate: HeaderDecorator): void;
+  /** The clock the simulator runs on. */
+  readonly clock: SimulatorClock;
+  /** The origin the server listens on (`apiUrl` without the path prefix). */
+  readonly origin: string;
   close(): Promise<void>;
+}
+
+/** Options of `ctx.csv()`: the export's CSV written otherwise than the service does. */
+export interface CsvOptions {
+  /** Leading byte order mark(s); default one. */
+  bom?: string;
+  /** `rfc`: RFC 4180 quoting where needed (default); `never`: cells written as they are. */
+  quote?: 'rfc' | 'never';
+  separator?: string;
+}
+
+export type RouteHandler = (ctx: RouteContext) => void | Promise<void>;
+export type HeaderDecorator = (request: RequestRecord, status: number) => Record<string, string> | undefined;
+
+/** What an on-demand answer gets: the request, the export it names, and ways to answer. */
+export interface RouteContext {
+  req: IncomingMessage;
+  res: ServerResponse;
+  route: Route;
+  /** The request path below the path prefix. */
+  path: string;
+  url: URL;
+  body: string;
+  request: RequestRecord;
+  questId?: string;
+  exportId?: string;
+  /** The export the path names, if it exists (counts include this request). */
+  job?: ExportRecord;
+  /** 1-based number of this request among the requests of its route. */
+  n: number;
+  /** The simulator's clock time. */
+  now(): number;
+  /** Answers as the service would. */
+  next(): Promise<void>;
+  send(status: number, body?: string | Buffer, headers?: Record<string, string | number>): void;
+  json(status: number, body: unknown, headers?: Record<string, string | number>): void;
+  problem(status: number, detail: string, headers?: Record<string, string | number>): void;
+  redirect(location: string, status?: number): void;
+  /** 200 with the export's status record in the given state (PENDING by default). */
+  jobStatus(status?: string): void;
+  /** 302 to the export's documented download path, as for a COMPLETED export. */
+  completed(): void;
+  /** The rows of this request's export, as its file holds them. */
+  rows(): string[][];
+  /** The header of this request's export. */
+  header(): string[];
+  /** The CSV text of this request's export. */
+  csv(options?: CsvOptions): string;
+  /** Writes status, headers and `part` of a body, then never another byte; the socket stays open. */
+  stall(status: number, headers: Record<string, string | number>, part: Buffer | string): void;
+  /** Writes bytes straight to the socket (a hand-made HTTP answer), and ends the socket if `close`. */
+  raw(bytes: Buffer | string, close?: boolean): void;
 }
 
 /** A quest config with every default filled in. */

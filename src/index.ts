@@ -3,6 +3,7 @@ import {AirbyteLogger} from 'faros-airbyte-cdk/lib/logger';
 import {
   AirbyteCatalogMessage,
   AirbyteConfig,
+  AirbyteLogLevel,
   AirbyteConfiguredCatalog,
   AirbyteConnectionStatusMessage,
   AirbyteMessage,
@@ -11,12 +12,15 @@ import {
   AirbyteStream,
 } from 'faros-airbyte-cdk/lib/protocol';
 import {AirbyteSource} from 'faros-airbyte-cdk/lib/sources/source';
+import fs from 'fs';
 
 import {QuestbackConfig} from './core/config';
+import {projectFile} from './core/project-file';
 import {connectorSpec} from './core/spec';
 import {Runtime, systemRuntime} from './core/runtime';
 import {wholeSecond} from './core/time';
-import {buildCommand, Connector} from './protocol/cli';
+import {runProbe} from './probe/probe';
+import {buildCommand, Connector, Host, processHost} from './protocol/cli';
 import {ConnectorLogger, SecretScrubber} from './protocol/logger';
 import {connectionStatus} from './protocol/messages';
 import {MessageQueue} from './protocol/message-queue';
@@ -27,6 +31,12 @@ import {discover} from './sync/commands/discover';
 import {SyncOutput} from './sync/output-port';
 import {ConfiguredStream, readStreams} from './sync/commands/read';
 import {parseStateInput} from './sync/state/stream-state';
+
+/** The connector's name and version, from package.json. */
+function connectorName(): string {
+  const pkg = JSON.parse(fs.readFileSync(projectFile('package.json'), 'utf8')) as {name: string; version: string};
+  return `${pkg.name} ${pkg.version}`;
+}
 
 /**
  * The source as the Faros kit knows it: a thin adapter between the kit's entry points and the
@@ -119,11 +129,22 @@ export class QuestbackSource extends AirbyteSource<QuestbackConfig> {
   }
 }
 
-/** The connector's command line on stdout, with a runtime and an output tests may replace. */
-export function mainCommand(runtime: Runtime = systemRuntime, out: NodeJS.WritableStream = process.stdout): Command {
+export interface MainOptions {
+  runtime?: Runtime;
+  /** Where the protocol messages go: stdout by default. */
+  out?: NodeJS.WritableStream;
+  /** The process the command runs in: bin/main's own by default; tests run many commands in one. */
+  host?: Host;
+  /** The least level logged; by default LOG_LEVEL from the environment, else info. */
+  logLevel?: AirbyteLogLevel;
+}
+
+/** The connector's command line on stdout, with a runtime, an output and a host tests may replace. */
+export function mainCommand(options: MainOptions = {}): Command {
+  const {runtime = systemRuntime, out = process.stdout, host = processHost, logLevel} = options;
   const scrubber = new SecretScrubber();
   const writer = new MessageWriter(out, (line) => scrubber.scrub(line));
-  const logger = new ConnectorLogger(writer);
+  const logger = new ConnectorLogger(writer, logLevel);
   const onSecret = (secret: string, clientId?: string): void => scrubber.add(secret, clientId);
   const source = new QuestbackSource(logger, {runtime, onSecret});
   const connector: Connector = {
@@ -131,6 +152,8 @@ export function mainCommand(runtime: Runtime = systemRuntime, out: NodeJS.Writab
     check: (config) => source.runCheck(config),
     discover: (config) => source.discover(config),
     read: (config, catalog, state, output, signal) => source.runRead(config, catalog, state, output, signal),
+    probe: (config, options) => runProbe(config, options, {runtime, logger, onSecret}),
   };
-  return buildCommand(connector, {runtime, writer, logger, onSecret});
+  const scrub = (text: string): string => scrubber.scrub(text);
+  return buildCommand(connector, {runtime, writer, logger, onSecret, scrub, connectorName, host, out});
 }

@@ -1,4 +1,4 @@
 // Runs in every test file: whatever temp folders the file made are removed when it ends.
-import {removeTempDirs} from './helpers/connector';
+import {removeTempDirs} from './helpers/temp';
 
 afterAll(() => removeTempDirs());

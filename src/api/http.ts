@@ -82,6 +82,8 @@ export interface HttpClientOptions {
   gate?: RateLimitGate;
   tokens?: TokenSource;
   onThrottle?: ThrottleListener;
+  /** Sees every answer as it arrives, before any retry (the probe records what the service sent). */
+  onAnswer?: (response: AxiosResponse) => void;
 }
 
 /**
@@ -157,6 +159,7 @@ export function createHttpClient(opts: HttpClientOptions): AxiosInstance {
   });
 
   const observe = (response: AxiosResponse | undefined): void => {
+    if (response) opts.onAnswer?.(response);
     if (response && gate) reportIgnored(gate.update(response.headers as Record<string, unknown>, runtime.now()));
   };
   http.interceptors.response.use(

@@ -34,9 +34,17 @@ function num(value: string | undefined): number | undefined {
  * milliseconds. Tell them apart by magnitude (1e9 s is 2001; no window is 31 years long).
  */
 export function resetToEpochMs(value: number, nowMs: number): number {
-  if (value >= 1e12) return value;
-  if (value >= 1e9) return value * 1000;
+  const meaning = resetMeaning(value);
+  if (meaning === 'epoch-ms') return value;
+  if (meaning === 'epoch-seconds') return value * 1000;
   return nowMs + value * 1000;
+}
+
+/** What an X-RateLimit-Reset of this size is taken to count. */
+export function resetMeaning(value: number): 'epoch-ms' | 'epoch-seconds' | 'seconds' {
+  if (value >= 1e12) return 'epoch-ms';
+  if (value >= 1e9) return 'epoch-seconds';
+  return 'seconds';
 }
 
 /** Retry-After: delay in seconds, or an HTTP date. Returns ms to wait. */

@@ -102,4 +102,18 @@ export const LIMITS = {
   messageFlushMs: 100,
   /** protocol/cli.ts: after SIGTERM or SIGINT, the read has this long to end its streams before the process ends anyway. */
   stopGraceMs: 10_000,
+  /** probe/: `bin/main probe`, which a person waits for. */
+  probe: {
+    /** The longest the probe takes, every wait included (its --minutes: 1 to 30). */
+    budgetMs: 5 * MINUTE_MS,
+    maxBudgetMs: 30 * MINUTE_MS,
+    /** Exports made at most, of one quest. */
+    exports: 3,
+    /** Rows read of one export at most: the rest of a large file is not downloaded. */
+    maxRows: 10_000,
+    /** An export is not started with less of the budget left: it could not finish. */
+    minExportMs: 10_000,
+    /** The longest wait for one answer, and for the next bytes of a download. */
+    answerTimeoutMs: MINUTE_MS,
+  },
 } as const;

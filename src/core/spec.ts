@@ -1,7 +1,7 @@
 import fs from 'fs';
-import path from 'path';
 import VError from 'verror';
 
+import {projectFile} from './project-file';
 import {parseUtcTimestamp} from './time';
 
 /** One option of the spec: the JSON Schema keywords the spec uses, and Airbyte's form keywords. */
@@ -50,17 +50,6 @@ const ANNOTATIONS = [
   'pattern_descriptor',
 ];
 
-/** The spec file, from the compiled lib/src/core as from the sources (tests). */
-function specFile(): string {
-  const candidates = [
-    path.resolve(__dirname, '..', '..', 'resources', 'spec.json'),
-    path.resolve(__dirname, '..', '..', '..', 'resources', 'spec.json'),
-  ];
-  const found = candidates.find((file) => fs.existsSync(file));
-  if (!found) throw new VError('resources/spec.json not found beside %s', __dirname);
-  return found;
-}
-
 function checkKeywords(schema: object, where: string): void {
   for (const [keyword, value] of Object.entries(schema)) {
     if (!VALIDATED.includes(keyword) && !ANNOTATIONS.includes(keyword)) {
@@ -75,7 +64,7 @@ let loaded: ConnectorSpec | undefined;
 /** The connector's spec, read once. */
 export function connectorSpec(): ConnectorSpec {
   if (!loaded) {
-    const spec = JSON.parse(fs.readFileSync(specFile(), 'utf8')) as ConnectorSpec;
+    const spec = JSON.parse(fs.readFileSync(projectFile('resources/spec.json'), 'utf8')) as ConnectorSpec;
     for (const [name, option] of Object.entries(spec.connectionSpecification.properties)) checkKeywords(option, name);
     loaded = spec;
   }

@@ -22,3 +22,16 @@ export function columnsFromHeader(header: readonly string[], reserved: ReadonlyS
   });
   return {names, renamed};
 }
+
+/**
+ * Whether a header text is the response id column ("Response ID", "ResponseId", "response_id"...): the
+ * natural primary key of a quest's rows.
+ */
+export function isResponseIdHeader(text: string): boolean {
+  return text.toLowerCase().replace(/[^a-z]/g, '') === 'responseid';
+}
+
+/** Whether a header text is `Created` (any case): the response's creation time, which since/until compare. */
+export function isCreatedHeader(text: string): boolean {
+  return /^created$/i.test(text.trim());
+}

@@ -4,6 +4,13 @@ const QUOTE = 34; // "
 const LF = 10;
 const CR = 13;
 
+/** How the rows of a file ended (blank lines included): what a probe of the service's dialect reports. */
+export interface LineEnds {
+  crlf: number;
+  lf: number;
+  cr: number;
+}
+
 export type CsvProblem = 'stray-quote' | 'open-quote' | 'after-quote' | 'width' | 'cell-too-large' | 'row-too-large';
 
 /**
@@ -76,6 +83,9 @@ export class CsvRowParser {
   private readonly strayQuotes: boolean;
   /** Whether the input seen so far ends where a row ends (after a line end, or nothing at all). */
   terminated = true;
+  readonly lineEnds: LineEnds = {crlf: 0, lf: 0, cr: 0};
+  /** Cells written in quotes. */
+  quotedCells = 0;
 
   constructor(separator: string, options: CsvParserOptions = {}) {
     if (separator.length !== 1 || separator === '"' || separator === '\n' || separator === '\r') {
@@ -103,7 +113,12 @@ export class CsvRowParser {
     this.terminated = false;
     if (this.afterCr) {
       this.afterCr = false;
-      if (s.charCodeAt(0) === LF) pos = 1;
+      if (s.charCodeAt(0) === LF) {
+        pos = 1;
+        // Counted as a CR when the chunk ended after it.
+        this.lineEnds.cr--;
+        this.lineEnds.crlf++;
+      }
       if (pos === n) {
         this.terminated = true;
         return;
@@ -226,6 +241,7 @@ export class CsvRowParser {
     this.checkSize(value.length);
     this.rowChars += value.length + 1;
     this.row.push(value);
+    if (this.cellQuoted) this.quotedCells++;
     this.cell = '';
     this.mode = Mode.CellStart;
     const c = s.charCodeAt(pos);
@@ -235,10 +251,14 @@ export class CsvRowParser {
       if (pos + 1 >= s.length) {
         this.afterCr = true;
         this.terminated = true;
+        this.lineEnds.cr++;
         return pos + 1;
       }
-      pos += s.charCodeAt(pos + 1) === LF ? 2 : 1;
+      const crlf = s.charCodeAt(pos + 1) === LF;
+      this.lineEnds[crlf ? 'crlf' : 'cr']++;
+      pos += crlf ? 2 : 1;
     } else {
+      this.lineEnds.lf++;
       pos++;
     }
     if (pos >= s.length) this.terminated = true;

@@ -1,5 +1,5 @@
 import {ByteDecoder, EncodingBasis, TextEncoding} from './decoder';
-import {CsvParserOptions, CsvRowParser} from './parser';
+import {CsvParserOptions, CsvRowParser, LineEnds} from './parser';
 
 export interface CsvReadOptions extends CsvParserOptions {
   separator: string;
@@ -48,6 +48,8 @@ export interface CsvSummary {
   encodingBasis: EncodingBasis;
   invalidSequences: number;
   nulChars: number;
+  lineEnds: LineEnds;
+  quotedCells: number;
 }
 
 /**
@@ -115,5 +117,7 @@ export async function readCsv(
     encodingBasis: decoder.basis,
     invalidSequences: decoder.invalidSequences,
     nulChars: decoder.nulChars,
+    lineEnds: {...parser.lineEnds},
+    quotedCells: parser.quotedCells,
   };
 }

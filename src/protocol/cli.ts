@@ -2,17 +2,22 @@ import {Command} from 'commander';
 import {AirbyteLogger} from 'faros-airbyte-cdk/lib/logger';
 import {AirbyteCatalogMessage, AirbyteSpec} from 'faros-airbyte-cdk/lib/protocol';
 import fs from 'fs';
+import path from 'path';
 import VError from 'verror';
 
 import {parseConfig, QuestbackConfig} from '../core/config';
 import {connectorError, errorMessage, failureTypeOf} from '../core/errors';
 import {LIMITS} from '../core/limits';
 import {Runtime} from '../core/runtime';
+import {MINUTE_MS} from '../core/time';
+import {ProbeOptions, ProbeResult} from '../probe/probe';
+import {renderReport, summary, summaryLine} from '../probe/report';
 import {CheckResult} from '../sync/commands/check';
 import {SyncOutput} from '../sync/output-port';
 import {ConfiguredStream} from '../sync/commands/read';
 import {parseStateInput} from '../sync/state/stream-state';
 import {AirbyteOutput} from './airbyte-output';
+import {readJsonFile} from './json-file';
 import {connectionStatus, errorTrace} from './messages';
 import {MessageWriter} from './output';
 
@@ -28,7 +33,54 @@ export interface Connector {
     output: SyncOutput,
     signal: AbortSignal
   ): Promise<boolean>;
+  probe(config: QuestbackConfig, options: ProbeOptions): Promise<ProbeResult>;
 }
+
+export type StopSignal = 'SIGTERM' | 'SIGINT';
+
+/** Exit codes of a read stopped by a signal, as shells report them. */
+const SIGNAL_EXIT: Record<StopSignal, number> = {SIGTERM: 143, SIGINT: 130};
+const STOP_SIGNALS = Object.keys(SIGNAL_EXIT) as StopSignal[];
+
+/**
+ * What the command line takes from the process it runs in. bin/main runs one command per process
+ * (`processHost`); tests run many side by side in one process, each with a host of its own.
+ */
+export interface Host {
+  /** The exit code the process ends with once the command is done. */
+  setExitCode(code: number): void;
+  /** Ends the process at once (stdout is gone, or a stopped read outlived its grace). */
+  exit(code: number): void;
+  /** Text for stderr: what cannot go on stdout. */
+  stderr(text: string): void;
+  /**
+   * Calls `listener` on SIGTERM and SIGINT until the returned function is called. A process given
+   * a stop signal ends LIMITS.stopGraceMs later anyway, with the signal's exit code.
+   */
+  onStop(listener: (signal: StopSignal) => void): () => void;
+  /** Records may be encoded on a worker thread (a process of its own has the cores for it). */
+  worker: boolean;
+}
+
+export const processHost: Host = {
+  setExitCode: (code) => void (process.exitCode = code),
+  exit: (code) => process.exit(code),
+  stderr: (text) => void process.stderr.write(text),
+  onStop(listener) {
+    const handlers = STOP_SIGNALS.map((name) => {
+      const handler = (): void => {
+        setTimeout(() => process.exit(SIGNAL_EXIT[name]), LIMITS.stopGraceMs).unref();
+        listener(name);
+      };
+      return [name, handler] as const;
+    });
+    for (const [name, handler] of handlers) process.once(name, handler);
+    return () => {
+      for (const [name, handler] of handlers) process.removeListener(name, handler);
+    };
+  },
+  worker: true,
+};
 
 export interface CliEnvironment {
   runtime: Runtime;
@@ -36,33 +88,23 @@ export interface CliEnvironment {
   logger: AirbyteLogger;
   /** Registers a secret for redaction. */
   onSecret(secret: string, clientId?: string): void;
+  /** Masks every registered secret in a text that leaves the process by another way than stdout (the probe's report). */
+  scrub(text: string): string;
+  /** The connector's name and version, as a report names it. */
+  connectorName(): string;
+  host: Host;
+  /** Where commander writes help text (stdout). */
+  out: NodeJS.WritableStream;
 }
 
-/** Exit codes of a read stopped by a signal, as shells report them. */
-const SIGNAL_EXIT: Record<string, number> = {SIGTERM: 143, SIGINT: 130};
 /**
  * Exit code when stdout's reader went away (`main read … | head -5`): what a shell reports for a
  * writer killed by SIGPIPE (128 + 13), as `yes | head` gives. Not 0: the read did not finish, and a
  * script with `set -o pipefail` should see that; the exports it made are simply left unread.
  */
 const CLOSED_STDOUT_EXIT = 141;
-
-function readJsonFile(file: string, what: string): unknown {
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch (err) {
-    throw connectorError(
-      'config_error',
-      `Cannot read the ${what} file ${file}: ${(err as NodeJS.ErrnoException).code ?? errorMessage(err)}.`
-    );
-  }
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    throw connectorError('config_error', `The ${what} file ${file} is not valid JSON: ${errorMessage(err)}.`);
-  }
-}
+/** Exit code of a probe that ran and found at least one assumption contradicted (1: it could not run). */
+export const PROBE_CONTRADICTED_EXIT = 3;
 
 function parseCatalog(raw: unknown): ConfiguredStream[] {
   const streams = (raw as {streams?: unknown})?.streams;
@@ -93,16 +135,16 @@ function parseCatalog(raw: unknown): ConfiguredStream[] {
  * SIGINT) ends its streams, says so in an error trace, and exits non-zero.
  */
 export function buildCommand(connector: Connector, env: CliEnvironment): Command {
-  const {writer, logger, runtime} = env;
+  const {writer, logger, runtime, host} = env;
   // Nobody reads what would be written: stop at once, with nothing on stderr (a closed pipe is the
   // reader's choice, not a failure to explain). Anything else failing stdout is said on stderr.
   writer.onBroken((err) => {
-    if (err.code !== 'EPIPE') process.stderr.write(`Cannot write to stdout: ${err.code ?? err.message}\n`);
-    process.exit(err.code === 'EPIPE' ? CLOSED_STDOUT_EXIT : 1);
+    if (err.code !== 'EPIPE') host.stderr(`Cannot write to stdout: ${err.code ?? err.message}\n`);
+    host.exit(err.code === 'EPIPE' ? CLOSED_STDOUT_EXIT : 1);
   });
   const finish = async (code: number): Promise<void> => {
     await writer.flush();
-    process.exitCode = code;
+    host.setExitCode(code);
   };
   /** A failure no stream handled: one error trace, exit 1. */
   const fail = async (err: unknown): Promise<void> => {
@@ -122,6 +164,8 @@ export function buildCommand(connector: Connector, env: CliEnvironment): Command
 
   const program = new Command().name('main').description('Airbyte source for the Questback Public Data Export API');
   program.exitOverride();
+  // Before the subcommands are made: they inherit it.
+  program.configureOutput({writeOut: (text) => void env.out.write(text), writeErr: (text) => host.stderr(text)});
 
   /** A command that reads the config file. */
   const withConfig = (name: string, description: string): Command =>
@@ -148,34 +192,32 @@ export function buildCommand(connector: Connector, env: CliEnvironment): Command
     }
   );
 
-  withConfig('discover', 'list the streams of the configured quests, with their columns').action(
-    async (opts: {config: string}) => {
-      try {
-        await writer.write(await connector.discover(loadConfig(opts.config)));
-        await finish(0);
-      } catch (err) {
-        await fail(err);
-      }
+  withConfig(
+    'discover',
+    'list the streams and their schemas: with stream_layout per_quest, quest_<id> for each quest (its columns learnt from a small export of it) and columns; with combined, responses and columns (no export)'
+  ).action(async (opts: {config: string}) => {
+    try {
+      await writer.write(await connector.discover(loadConfig(opts.config)));
+      await finish(0);
+    } catch (err) {
+      await fail(err);
     }
-  );
+  });
 
   withConfig('read', 'export the configured quests as records with per-stream state')
     .requiredOption('--catalog <path>', 'configured catalog JSON file')
     .option('--state <path>', 'state JSON file')
     .action(async (opts: {config: string; catalog: string; state?: string}) => {
       const stop = new AbortController();
-      let signal: string | undefined;
-      const onSignal = (name: string): void => {
+      let signal: StopSignal | undefined;
+      const stopListening = host.onStop((name) => {
         if (signal) return;
         signal = name;
         logger.warn(`Received ${name}: stopping the sync`);
         stop.abort();
-        setTimeout(() => process.exit(SIGNAL_EXIT[name] ?? 1), LIMITS.stopGraceMs).unref();
-      };
-      const handlers = Object.keys(SIGNAL_EXIT).map((name) => [name, () => onSignal(name)] as const);
-      for (const [name, handler] of handlers) process.once(name, handler);
+      });
       // Parsing on this thread, encoding records on another: the read uses two cores.
-      writer.encodeInWorker();
+      if (host.worker) writer.encodeInWorker();
       try {
         const config = loadConfig(opts.config);
         const catalog = parseCatalog(readJsonFile(opts.catalog, 'catalog'));
@@ -192,7 +234,7 @@ export function buildCommand(connector: Connector, env: CliEnvironment): Command
               runtime.now()
             )
           );
-          await finish(SIGNAL_EXIT[signal] ?? 1);
+          await finish(SIGNAL_EXIT[signal]);
           return;
         }
         if (!ok) {
@@ -204,8 +246,56 @@ export function buildCommand(connector: Connector, env: CliEnvironment): Command
       } catch (err) {
         await fail(err);
       } finally {
-        for (const [name, handler] of handlers) process.removeListener(name, handler);
+        stopListening();
         writer.close();
+      }
+    });
+
+  withConfig(
+    'probe',
+    "check the connector's assumptions against the real service (a token, at most 3 small exports of one quest, a few minutes) and write a Markdown report that is safe to send to Questback support. stdout carries log messages only. Exit code 0: nothing contradicted; 3: an assumption contradicted (see the report); 1: the probe could not run"
+  )
+    .option('--quest <id>', 'the quest to export, one of quest_ids (default: the first)')
+    .option('--report <path>', 'where to write the report', 'probe-report.md')
+    .option('--minutes <n>', 'the longest the probe may take, 1 to 30', String(LIMITS.probe.budgetMs / MINUTE_MS))
+    .action(async (opts: {config: string; quest?: string; report: string; minutes: string}) => {
+      try {
+        const config = loadConfig(opts.config);
+        const questId = (opts.quest ?? config.quest_ids[0]).trim().toLowerCase();
+        if (!config.quest_ids.includes(questId)) {
+          throw connectorError(
+            'config_error',
+            `--quest ${opts.quest} is not one of quest_ids (${config.quest_ids.join(', ')}).`
+          );
+        }
+        const minutes = Number(opts.minutes);
+        if (!(minutes >= 1 && minutes <= LIMITS.probe.maxBudgetMs / MINUTE_MS)) {
+          throw connectorError(
+            'config_error',
+            `--minutes must be a number from 1 to ${LIMITS.probe.maxBudgetMs / MINUTE_MS}, got ${JSON.stringify(opts.minutes)}.`
+          );
+        }
+        const file = path.resolve(opts.report);
+        try {
+          fs.accessSync(path.dirname(file), fs.constants.W_OK);
+        } catch (err) {
+          throw connectorError(
+            'config_error',
+            `Cannot write the report to ${file}: ${(err as NodeJS.ErrnoException).code ?? errorMessage(err)}; pass --report <path>.`
+          );
+        }
+        const result = await connector.probe(config, {
+          questId,
+          budgetMs: minutes * MINUTE_MS,
+          maxRows: LIMITS.probe.maxRows,
+        });
+        fs.writeFileSync(file, env.scrub(renderReport(result, env.connectorName())));
+        logger.info(
+          `Probe finished: ${summaryLine(result.verdicts)}. Report, safe to send to Questback support: ${file}`
+        );
+        await finish(summary(result.verdicts).contradicted ? PROBE_CONTRADICTED_EXIT : 0);
+      } catch (err) {
+        await fail(err);
       }
     });
 

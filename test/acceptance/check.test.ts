@@ -1,9 +1,9 @@
 // CAT "connection" group, replicated on the built bin/main.
 
-import {simConfig} from '../helpers/fixtures';
-import {runConnector, RunResult, tempDir, writeJson} from '../helpers/connector';
-import {Simulator, startSimulator} from '../../simulator';
-import {daysAgo, removeDir} from './support';
+import {simConfig, startWorld, World} from '../helpers/fixtures';
+import {RunResult, writeJson} from '../helpers/connector';
+import {Simulator} from '../../simulator';
+import {daysAgo} from './support';
 
 const READABLE = '1a1a1a1a-2b2b-4c3c-8d4d-5e5e5e5e5e5e';
 const FORBIDDEN = '2f2f2f2f-3e3e-4d4d-9c5c-6b6b6b6b6b6b';
@@ -23,16 +23,17 @@ function statuses(result: RunResult): ConnectionStatusJson[] {
 }
 
 describe('check', () => {
+  let world: World;
   let sim: Simulator;
   let dir: string;
   let good: RunResult;
   let badCredentials: RunResult;
 
   const check = (name: string, config: Record<string, unknown>): Promise<RunResult> =>
-    runConnector(['check', '--config', writeJson(dir, name, config)]);
+    world.run(['check', '--config', writeJson(dir, name, config)]);
 
   beforeAll(async () => {
-    sim = await startSimulator({
+    world = await startWorld({
       seed: 5,
       exportDurationMs: 20,
       quests: [
@@ -40,15 +41,14 @@ describe('check', () => {
         {id: FORBIDDEN, rows: 3, forbidden: true},
       ],
     });
-    dir = tempDir('questback-acceptance-check-');
+    ({sim, dir} = world);
     [good, badCredentials] = await Promise.all([
       check('good.json', simConfig(sim, {quest_ids: [READABLE]})),
       check('bad-credentials.json', simConfig(sim, {quest_ids: [READABLE], client_secret: WRONG_SECRET})),
     ]);
   });
   afterAll(async () => {
-    await sim.close();
-    removeDir(dir);
+    await world.close();
   });
 
   test('exactly one CONNECTION_STATUS', () => {

@@ -1,8 +1,8 @@
 // CAT "discovery" group, replicated on the built bin/main.
 
-import {simConfig} from '../helpers/fixtures';
-import {runConnector, RunResult, tempDir, writeJson} from '../helpers/connector';
-import {Simulator, startSimulator} from '../../simulator';
+import {simConfig, startWorld, streamOf, World} from '../helpers/fixtures';
+import {RunResult, writeJson} from '../helpers/connector';
+import {Simulator} from '../../simulator';
 import {
   additionalPropertiesProblems,
   AirbyteStreamJson,
@@ -13,9 +13,7 @@ import {
   daysAgo,
   draft07Problems,
   keywordLocations,
-  removeDir,
   SchemaNode,
-  streamOf,
   subschema,
   summary,
 } from './support';
@@ -33,13 +31,14 @@ function isScalar(schema: SchemaNode | undefined): boolean {
 }
 
 describe('discover', () => {
+  let world: World;
   let sim: Simulator;
   let dir: string;
   let result: RunResult;
   let streams: AirbyteStreamJson[];
 
   beforeAll(async () => {
-    sim = await startSimulator({
+    world = await startWorld({
       seed: 9,
       exportDurationMs: 20,
       quests: [
@@ -48,8 +47,8 @@ describe('discover', () => {
         {id: EMPTY_NO_HEADER, rows: 0, headerOnEmpty: false},
       ],
     });
-    dir = tempDir('questback-acceptance-discover-');
-    result = await runConnector([
+    ({sim, dir} = world);
+    result = await world.run([
       'discover',
       '--config',
       writeJson(dir, 'config.json', simConfig(sim, {max_concurrent_exports: 8})),
@@ -57,8 +56,7 @@ describe('discover', () => {
     streams = catalogOf(result);
   });
   afterAll(async () => {
-    await sim.close();
-    removeDir(dir);
+    await world.close();
   });
 
   test('exactly one CATALOG', () => {

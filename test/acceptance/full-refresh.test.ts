@@ -1,8 +1,8 @@
 // CAT "full_refresh" group, replicated on the built bin/main: two full reads in a row.
 
-import {simConfig} from '../helpers/fixtures';
-import {RecordMessage, records, runConnector, RunResult, tempDir, writeJson} from '../helpers/connector';
-import {Simulator, startSimulator} from '../../simulator';
+import {simConfig, startWorld, streamOf, World} from '../helpers/fixtures';
+import {RecordMessage, records, RunResult, writeJson} from '../helpers/connector';
+import {Simulator} from '../../simulator';
 import {
   AirbyteStreamJson,
   catalogOf,
@@ -11,8 +11,6 @@ import {
   configuredCatalogOf,
   daysAgo,
   PRIMARY_KEY,
-  removeDir,
-  streamOf,
   summary,
 } from './support';
 
@@ -39,6 +37,7 @@ function withoutSyncTime(stream: string, data: Record<string, unknown>): Record<
 }
 
 describe('full refresh', () => {
+  let world: World;
   let sim: Simulator;
   let dir: string;
   let streams: AirbyteStreamJson[];
@@ -46,7 +45,7 @@ describe('full refresh', () => {
   let second: RunResult;
 
   beforeAll(async () => {
-    sim = await startSimulator({
+    world = await startWorld({
       seed: 17,
       exportDurationMs: 20,
       quests: [
@@ -54,20 +53,19 @@ describe('full refresh', () => {
         {id: QUEST_B, rows: 12, columns: 10, firstCreatedAt: daysAgo(9)},
       ],
     });
-    dir = tempDir('questback-acceptance-full-');
+    ({sim, dir} = world);
     const configFile = writeJson(
       dir,
       'config.json',
       simConfig(sim, {start_date: daysAgo(26), window_days: 10, max_concurrent_exports: 16})
     );
-    streams = catalogOf(await runConnector(['discover', '--config', configFile]));
+    streams = catalogOf(await world.run(['discover', '--config', configFile]));
     const catalogFile = writeJson(dir, 'full.json', configuredCatalogOf(streams, 'full_refresh'));
-    first = await runConnector(['read', '--config', configFile, '--catalog', catalogFile]);
-    second = await runConnector(['read', '--config', configFile, '--catalog', catalogFile]);
+    first = await world.run(['read', '--config', configFile, '--catalog', catalogFile]);
+    second = await world.run(['read', '--config', configFile, '--catalog', catalogFile]);
   });
   afterAll(async () => {
-    await sim.close();
-    removeDir(dir);
+    await world.close();
   });
 
   test('both reads succeed with records of every stream', () => {

@@ -1,19 +1,9 @@
 // CAT "incremental" group, replicated on the built bin/main: two sequential reads, a resume from
 // every intermediate checkpoint (with several window sizes), and a state far in the future.
 
-import {simConfig} from '../helpers/fixtures';
-import {
-  RecordMessage,
-  records,
-  runConnector,
-  RunResult,
-  stateFile,
-  StateMessage,
-  states,
-  tempDir,
-  writeJson,
-} from '../helpers/connector';
-import {Simulator, startSimulator} from '../../simulator';
+import {simConfig, startWorld, streamOf, World} from '../helpers/fixtures';
+import {RecordMessage, records, RunResult, stateFile, StateMessage, states, writeJson} from '../helpers/connector';
+import {Simulator} from '../../simulator';
 import {
   AirbyteStreamJson,
   catalogOf,
@@ -23,9 +13,7 @@ import {
   CURSOR_FIELD,
   daysAgo,
   PRIMARY_KEY,
-  removeDir,
   StateInput,
-  streamOf,
   summary,
 } from './support';
 
@@ -63,6 +51,7 @@ async function inBatches<T, R>(
 }
 
 describe('incremental', () => {
+  let world: World;
   let sim: Simulator;
   let dir: string;
   let streams: AirbyteStreamJson[];
@@ -81,7 +70,7 @@ describe('incremental', () => {
   const read = (windowDays: number, state?: unknown, only?: string, name = 'state'): Promise<RunResult> => {
     const args = ['read', '--config', configFiles.get(windowDays) as string, '--catalog', catalogFor(only)];
     if (state !== undefined) args.push('--state', writeJson(dir, `${name}.json`, state));
-    return runConnector(args);
+    return world.run(args);
   };
 
   /**
@@ -144,7 +133,7 @@ describe('incremental', () => {
   }
 
   beforeAll(async () => {
-    sim = await startSimulator({
+    world = await startWorld({
       seed: 21,
       exportDurationMs: 20,
       quests: [
@@ -152,7 +141,7 @@ describe('incremental', () => {
         {id: QUEST_B, rows: 25, columns: 8, firstCreatedAt: daysAgo(20)},
       ],
     });
-    dir = tempDir('questback-acceptance-incremental-');
+    ({sim, dir} = world);
     for (const windowDays of [7]) {
       configFiles.set(
         windowDays,
@@ -163,12 +152,11 @@ describe('incremental', () => {
         )
       );
     }
-    streams = catalogOf(await runConnector(['discover', '--config', configFiles.get(7) as string]));
+    streams = catalogOf(await world.run(['discover', '--config', configFiles.get(7) as string]));
     read1 = await read(7);
   });
   afterAll(async () => {
-    await sim.close();
-    removeDir(dir);
+    await world.close();
   });
 
   /** The columns of both quests: every column of a quest stream's schema but the connector's own. */

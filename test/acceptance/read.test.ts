@@ -3,21 +3,19 @@
 
 import {ValidateFunction} from 'ajv';
 
-import {simConfig} from '../helpers/fixtures';
+import {simConfig, startWorld, streamOf, World} from '../helpers/fixtures';
 import {
   errorTraces,
   records,
-  runConnector,
   RunResult,
   StateMessage,
   states,
   statusesByStream,
-  tempDir,
   TraceMessage,
   writeJson,
 } from '../helpers/connector';
 import {AirbyteMessageJson} from '../helpers/protocol';
-import {Simulator, startSimulator} from '../../simulator';
+import {Simulator} from '../../simulator';
 import {
   AirbyteStreamJson,
   catalogOf,
@@ -29,9 +27,7 @@ import {
   daysAgo,
   linesOf,
   newAjv,
-  removeDir,
   strictIntegerProblems,
-  streamOf,
   summary,
 } from './support';
 
@@ -49,6 +45,7 @@ function streamStatusIndexes(messages: AirbyteMessageJson[], stream: string): {s
 }
 
 describe('read', () => {
+  let world: World;
   let sim: Simulator;
   let dir: string;
   let streams: AirbyteStreamJson[];
@@ -57,7 +54,7 @@ describe('read', () => {
   let configFile: string;
 
   beforeAll(async () => {
-    sim = await startSimulator({
+    world = await startWorld({
       seed: 13,
       exportDurationMs: 20,
       quests: [
@@ -65,24 +62,24 @@ describe('read', () => {
         {id: NO_ROWS, rows: 0},
       ],
     });
-    dir = tempDir('questback-acceptance-read-');
+    ({sim, dir} = world);
     configFile = writeJson(
       dir,
       'config.json',
       simConfig(sim, {start_date: daysAgo(31), window_days: 7, max_concurrent_exports: 16})
     );
-    const discover = await runConnector(['discover', '--config', configFile]);
+    const discover = await world.run(['discover', '--config', configFile]);
     streams = catalogOf(discover);
     const unknown: AirbyteStreamJson = {...streams[0], name: streamOf(UNKNOWN)};
     [result, failing] = await Promise.all([
-      runConnector([
+      world.run([
         'read',
         '--config',
         configFile,
         '--catalog',
         writeJson(dir, 'full.json', configuredCatalogOf(streams, 'full_refresh')),
       ]),
-      runConnector([
+      world.run([
         'read',
         '--config',
         configFile,
@@ -92,8 +89,7 @@ describe('read', () => {
     ]);
   });
   afterAll(async () => {
-    await sim.close();
-    removeDir(dir);
+    await world.close();
   });
 
   /** The columns stream's records of one quest, in the order of its export. */
@@ -277,7 +273,7 @@ describe('read', () => {
         },
       ],
     };
-    const run = await runConnector([
+    const run = await world.run([
       'read',
       '--config',
       configFile,

@@ -1,9 +1,9 @@
 // CAT "spec" group, replicated on the built bin/main.
 
 import {DEFAULTS, parseConfig, SEPARATORS} from '../../src/core/config';
-import {REQUIRED_OPTIONS, simConfig} from '../helpers/fixtures';
-import {runConnector, RunResult} from '../helpers/connector';
-import {Simulator, startSimulator} from '../../simulator';
+import {REQUIRED_OPTIONS, simConfig, startWorld, World} from '../helpers/fixtures';
+import {RunResult} from '../helpers/connector';
+import {Simulator} from '../../simulator';
 import {
   additionalPropertiesProblems,
   draft07Problems,
@@ -27,18 +27,20 @@ interface SpecJson {
 const FORBIDDEN = ['$ref', 'allOf', 'anyOf', 'not', 'patternProperties', 'if', 'then', 'else'];
 
 describe('spec', () => {
+  let world: World;
   let sim: Simulator;
   let result: RunResult;
   let spec: SpecJson;
   const expected = readJson<SpecJson>('resources/spec.json');
 
   beforeAll(async () => {
-    sim = await startSimulator({exportDurationMs: 20, quests: [{id: '0b0b0b0b-1c1c-4d2d-8e3e-4f4f4f4f4f4f', rows: 1}]});
-    result = await runConnector(['spec']);
+    world = await startWorld({exportDurationMs: 20, quests: [{id: '0b0b0b0b-1c1c-4d2d-8e3e-4f4f4f4f4f4f', rows: 1}]});
+    sim = world.sim;
+    result = await world.run(['spec']);
     const specs = result.messages.filter((m) => m.type === 'SPEC') as unknown as {spec: SpecJson}[];
     spec = specs[0]?.spec;
   });
-  afterAll(() => sim.close());
+  afterAll(() => world.close());
 
   test('prints exactly one SPEC message, only valid protocol lines, and exits 0', () => {
     expect(result.invalid).toEqual([]);

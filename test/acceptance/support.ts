@@ -1,5 +1,5 @@
 // Shared checks of the acceptance suite: what Airbyte's Connector Acceptance Tests (CAT) assert on
-// specs, catalogs, records and states, written for this project's black-box runs of bin/main.
+// specs, catalogs, records and states, written for this project's black-box runs of the command line.
 
 import Ajv, {ValidateFunction} from 'ajv';
 import addFormats from 'ajv-formats';
@@ -72,20 +72,12 @@ export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-export function streamOf(questId: string): string {
-  return `quest_${questId.toLowerCase().replace(/-/g, '_')}`;
-}
-
 export function daysAgo(days: number): string {
   return new Date(Date.now() - days * DAY_MS).toISOString();
 }
 
 export function readJson<T>(relative: string): T {
   return JSON.parse(fs.readFileSync(path.join(ROOT, relative), 'utf8')) as T;
-}
-
-export function removeDir(dir: string | undefined): void {
-  if (dir) fs.rmSync(dir, {recursive: true, force: true});
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -6,8 +6,9 @@ import fs from 'fs';
 import yaml from 'js-yaml';
 import path from 'path';
 
-import {records, runConnector, RunResult, states, tempDir, writeJson} from '../helpers/connector';
-import {DEFAULT_QUEST_IDS, Simulator, startSimulator} from '../../simulator';
+import {records, RunResult, states, writeJson} from '../helpers/connector';
+import {startWorld, streamOf, World} from '../helpers/fixtures';
+import {DEFAULT_QUEST_IDS, Simulator} from '../../simulator';
 import {
   AirbyteStreamJson,
   catalogOf,
@@ -21,11 +22,9 @@ import {
   newAjv,
   protocolValidator,
   readJson,
-  removeDir,
   ROOT,
   SchemaNode,
   StateInput,
-  streamOf,
   summary,
 } from './support';
 
@@ -46,14 +45,15 @@ describe('test_files and acceptance-test-config.yml', () => {
   const sample = readJson<Record<string, unknown>>('test_files/sample_config.json');
   const invalid = readJson<Record<string, unknown>>('test_files/invalid_config.json');
   const abnormal = readJson<StateInput[]>('test_files/abnormal_state.json');
+  let world: World;
   let sim: Simulator;
   let dir: string;
   /** The sample config, pointed at the simulator (whose quests have the sample's quest ids). */
   let simSample: Record<string, unknown>;
 
   beforeAll(async () => {
-    sim = await startSimulator({exportDurationMs: 20});
-    dir = tempDir('questback-acceptance-files-');
+    world = await startWorld({exportDurationMs: 20});
+    ({sim, dir} = world);
     simSample = {
       ...sample,
       client_id: sim.clientId,
@@ -64,8 +64,7 @@ describe('test_files and acceptance-test-config.yml', () => {
     };
   });
   afterAll(async () => {
-    await sim.close();
-    removeDir(dir);
+    await world.close();
   });
 
   test('sample_config.json validates against the spec and uses its documented defaults', () => {
@@ -87,7 +86,7 @@ describe('test_files and acceptance-test-config.yml', () => {
   });
 
   test('invalid_config fails check with FAILED', async () => {
-    const result = await runConnector(['check', '--config', path.join(ROOT, 'test_files', 'invalid_config.json')]);
+    const result = await world.run(['check', '--config', path.join(ROOT, 'test_files', 'invalid_config.json')]);
     expect(result.invalid).toEqual([]);
     expect(result.code).toBe(0);
     const statuses = result.messages.filter((m) => m.type === 'CONNECTION_STATUS') as unknown as {
@@ -126,7 +125,7 @@ describe('test_files and acceptance-test-config.yml', () => {
   });
 
   test('the catalog streams are what discover returns for those quests', async () => {
-    const result = await runConnector(['discover', '--config', writeJson(dir, 'sample-on-sim.json', simSample)]);
+    const result = await world.run(['discover', '--config', writeJson(dir, 'sample-on-sim.json', simSample)]);
     expect(result.invalid).toEqual([]);
     expect({code: result.code, summary: result.code === 0 ? '' : summary(result)}).toEqual({code: 0, summary: ''});
     const discovered: AirbyteStreamJson[] = catalogOf(result);
@@ -163,7 +162,7 @@ describe('test_files and acceptance-test-config.yml', () => {
   });
 
   test('abnormal_state.json yields zero records and a STATE per stream', async () => {
-    const result: RunResult = await runConnector([
+    const result: RunResult = await world.run([
       'read',
       '--config',
       writeJson(dir, 'sample-on-sim-read.json', simSample),

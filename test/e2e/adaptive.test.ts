@@ -1,22 +1,11 @@
-// Adaptive windows end to end: bin/main against the simulator, with windows split on failure, a sync
-// stopped midway and resumed, and random row timelines with random faults.
+// Adaptive windows end to end: the connector in-process against the simulator on a virtual clock, with
+// windows split on failure, a sync stopped midway and resumed, and random row timelines with random faults.
 
-import {
-  committed,
-  records,
-  RecordMessage,
-  runConnector,
-  RunResult,
-  startConnector,
-  stateFile,
-  states,
-  tempDir,
-  writeJson,
-} from '../helpers/connector';
+import {committed, records, RecordMessage, repeated, RunResult, stateFile, states} from '../helpers/connector';
 import {prng} from '../helpers/fake-api';
-import {simCatalog, simConfig, streamOf} from '../helpers/fixtures';
+import {simCatalog, stopThenResume, streamOf, withWorld, World} from '../helpers/fixtures';
 import {AirbyteMessageJson} from '../helpers/protocol';
-import {FaultOptions, Simulator, startSimulator} from '../../simulator';
+import {FaultOptions, Simulator} from '../../simulator';
 
 const DAY = 86_400_000;
 
@@ -29,39 +18,37 @@ function expectExactlyOnce(
 ): void {
   const {rows} = sim.groundTruth(questId);
   const ids = delivered.map((r) => String(r.record.data.response_id));
-  expect({quest: questId, duplicates: ids.filter((id, i) => ids.indexOf(id) !== i)}).toEqual({
-    quest: questId,
-    duplicates: [],
-  });
+  expect({quest: questId, duplicates: repeated(ids)}).toEqual({quest: questId, duplicates: []});
   expect([...ids].sort()).toEqual(rows.map((r) => r[0]).sort());
-  for (const r of delivered) {
+  // One comparison for all (an expect per record costs more than the read).
+  const outside = delivered.filter((r) => {
     const created = Date.parse(String(r.record.data.created));
-    expect(created).toBeGreaterThan(Date.parse(String(r.record.data._questback_window_start)));
-    expect(created).toBeLessThanOrEqual(Date.parse(String(r.record.data._questback_window_end)));
-  }
+    const {_questback_window_start: start, _questback_window_end: end} = r.record.data;
+    return !(created > Date.parse(String(start)) && created <= Date.parse(String(end)));
+  });
+  expect(outside).toEqual([]);
   const cursors = states(all)
     .filter((s) => s.state.stream.stream_descriptor.name === streamOf(questId))
     .map((s) => Date.parse(s.state.stream.stream_state.cursor));
-  for (let i = 1; i < cursors.length; i++) expect(cursors[i]).toBeGreaterThanOrEqual(cursors[i - 1]);
+  expect(cursors.filter((cursor, i) => i > 0 && cursor < cursors[i - 1])).toEqual([]);
 }
 
 async function readUntilDone(
-  sim: Simulator,
-  dir: string,
-  config: Record<string, unknown>,
+  world: World,
+  overrides: Record<string, unknown>,
   questIds: string[],
   attempts: number
 ): Promise<{delivered: RecordMessage[]; all: AirbyteMessageJson[]; runs: RunResult[]}> {
-  const configFile = writeJson(dir, 'config.json', config);
-  const catalog = writeJson(dir, 'catalog.json', simCatalog(sim, questIds, 'incremental'));
+  const configFile = world.config(overrides);
+  const catalog = world.file(simCatalog(world.sim, questIds, 'incremental'));
   let state: ReturnType<typeof stateFile> = [];
   const delivered: RecordMessage[] = [];
   const all: AirbyteMessageJson[] = [];
   const runs: RunResult[] = [];
   for (let i = 0; i < attempts; i++) {
     const args = ['read', '--config', configFile, '--catalog', catalog];
-    if (state.length) args.push('--state', writeJson(dir, `state-${i}.json`, state));
-    const run = await runConnector(args);
+    if (state.length) args.push('--state', world.file(state));
+    const run = await world.run(args);
     runs.push(run);
     expect(run.invalid).toEqual([]);
     delivered.push(...committed(run.messages));
@@ -77,26 +64,25 @@ describe('adaptive windows, end to end', () => {
     'a window the service chokes on is split until its exports go through: every row exactly once',
     async () => {
       const id = 'adad0000-0000-4000-8000-000000000001';
-      const sim = await startSimulator({
+      const options = {
         seed: 61,
         exportDurationMs: 30,
         quests: [{id, rows: 3000, columns: 4, firstCreatedAt: new Date(Date.now() - 300 * DAY).toISOString()}],
         faults: {maxExportRows: 700},
-      });
-      try {
-        const config = simConfig(sim, {start_date: new Date(Date.now() - 365 * DAY).toISOString()});
-        const {delivered, all, runs} = await readUntilDone(sim, tempDir(), config, [id], 1);
+      };
+      await withWorld(options, async (world) => {
+        const {sim} = world;
+        const start = {start_date: new Date(Date.now() - 365 * DAY).toISOString()};
+        const {delivered, all, runs} = await readUntilDone(world, start, [id], 1);
         expect(runs[0].code).toBe(0);
         expect(runs[0].stdout).toMatch(/splitting \(/);
         const exports = sim.exports();
         expect(exports.some((e) => e.outcome === 'error')).toBe(true);
         expect(exports.filter((e) => e.outcome === 'ok').every((e) => e.rows <= 700)).toBe(true);
         expectExactlyOnce(sim, id, delivered, all);
-      } finally {
-        await sim.close();
-      }
+      });
     },
-    // A hang guard: about 10 s with other work on the machine.
+    // A hang guard.
     120_000
   );
 
@@ -104,45 +90,29 @@ describe('adaptive windows, end to end', () => {
     'a sync stopped in the middle of an adaptive backfill resumes from its last STATE: nothing lost, nothing twice',
     async () => {
       const id = 'adad0000-0000-4000-8000-000000000002';
-      const sim = await startSimulator({
+      const options = {
         seed: 62,
         exportDurationMs: 150,
         quests: [{id, rows: 20_000, columns: 4, firstCreatedAt: new Date(Date.now() - 360 * DAY).toISOString()}],
-      });
-      try {
-        const dir = tempDir();
-        const config = writeJson(
-          dir,
-          'config.json',
-          simConfig(sim, {start_date: new Date(Date.now() - 365 * DAY).toISOString(), target_rows_per_export: 2000})
-        );
-        const catalog = writeJson(dir, 'catalog.json', simCatalog(sim, [id], 'incremental'));
-        // Bounds that only ask whether it hung: the 3rd STATE comes after about 5 s idle, 15-30 s with
-        // other work on the machine. Waiting for the STATE itself (or the exit) is what matters.
-        const first = startConnector(['read', '--config', config, '--catalog', catalog], {killAfterMs: 150_000});
+      };
+      await withWorld(options, async (world) => {
+        const {sim} = world;
         let seen = 0;
-        const third = await first.waitForLine((m) => m.type === 'STATE' && ++seen === 3, 120_000);
-        expect(third).toBeDefined();
-        first.child.kill('SIGTERM');
-        const stopped = await first.done;
-        expect(stopped.code).not.toBe(0);
-        const state = stateFile(stopped.messages);
-        expect(Date.parse(state[0].stream.stream_state.cursor)).toBeLessThan(Date.now() - 30 * DAY);
-        const resumed = await runConnector([
-          'read',
-          '--config',
-          config,
-          '--catalog',
-          catalog,
-          '--state',
-          writeJson(dir, 'state.json', state),
-        ]);
-        expect(resumed.code).toBe(0);
-        const delivered = [...committed(stopped.messages), ...records(resumed.messages)];
-        expectExactlyOnce(sim, id, delivered, [...stopped.messages, ...resumed.messages]);
-      } finally {
-        await sim.close();
-      }
+        const {first, state, second} = await stopThenResume(world, {
+          config: world.config({
+            start_date: new Date(Date.now() - 365 * DAY).toISOString(),
+            target_rows_per_export: 2000,
+          }),
+          catalog: world.file(simCatalog(sim, [id], 'incremental')),
+          stopAt: (m) => m.type === 'STATE' && ++seen === 3,
+          signal: 'SIGTERM',
+        });
+        expect(first.code).not.toBe(0);
+        expect(Date.parse(state[0].stream.stream_state.cursor)).toBeLessThan(sim.clock.now() - 30 * DAY);
+        expect(second.code).toBe(0);
+        const delivered = [...committed(first.messages), ...records(second.messages)];
+        expectExactlyOnce(sim, id, delivered, [...first.messages, ...second.messages]);
+      });
     },
     240_000
   );
@@ -169,28 +139,26 @@ describe('adaptive windows, end to end', () => {
           ...(random() < 0.5 ? {maxExportRows: 200 + Math.floor(random() * 1000)} : {}),
         };
         const id = `adad0000-0000-4000-8000-00000000010${seed}`;
-        const sim = await startSimulator({
+        const options = {
           seed,
           exportDurationMs: 20,
           quests: [{id, columns: 3, createdAt: [...times].sort((a, b) => a - b)}],
           faults,
-        });
-        try {
-          const config = simConfig(sim, {
+        };
+        await withWorld(options, async (world) => {
+          const overrides = {
             start_date: new Date(start).toISOString(),
             target_rows_per_export: 100 + Math.floor(random() * 900),
-          });
-          const {delivered, all, runs} = await readUntilDone(sim, tempDir(), config, [id], 4);
+          };
+          const {delivered, all, runs} = await readUntilDone(world, overrides, [id], 4);
           expect({seed, faults, exit: runs[runs.length - 1].code}).toEqual({seed, faults, exit: 0});
-          expectExactlyOnce(sim, id, delivered, all);
-        } finally {
-          await sim.close();
-        }
+          expectExactlyOnce(world.sim, id, delivered, all);
+        });
       };
       // Each seed has its own simulator: they run side by side.
       await Promise.all([1, 2, 3].map(one));
     },
-    // A hang guard: 20 s with other work on the machine.
+    // A hang guard.
     240_000
   );
 });

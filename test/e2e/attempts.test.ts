@@ -1,12 +1,15 @@
 // Exports that survive a failed attempt: bin/main against the simulator, SIGKILLed once its exports
-// exist, then a second attempt from the last STATE that reached stdout. The second attempt polls and
-// reads the recorded exports instead of creating them again, unless they expired (410): then it
-// creates new ones, and the data is still exact.
+// exist (only a process can be), then a second attempt, in-process, from the last STATE that reached
+// stdout. The second attempt polls and reads the recorded exports instead of creating them again,
+// unless they expired (410): then it creates new ones, and the data is still exact. Both layouts.
+// The simulator's TestClock keeps real time while the first attempt runs (nothing in this process
+// waits on it), and the second attempt's waits take none.
 
-import {committed, records, runConnector, startConnector, stateFile, tempDir, writeJson} from '../helpers/connector';
-import {simCatalog, simConfig, streamOf} from '../helpers/fixtures';
+import {committed, records, stateFile, states} from '../helpers/connector';
+import {expectQuestExact, responses} from '../helpers/combined';
+import {simCatalog, stopThenResume, streamOf, withWorld, World} from '../helpers/fixtures';
 import {AirbyteMessageJson} from '../helpers/protocol';
-import {Simulator, startSimulator} from '../../simulator';
+import {Simulator} from '../../simulator';
 
 const DAY = 86_400_000;
 
@@ -32,32 +35,20 @@ const recording =
 
 /** A first attempt killed (SIGKILL: no goodbye) at the first STATE that `killAt` picks; then a second from its state. */
 async function killedThenResumed(
-  sim: Simulator,
+  world: World,
   questId: string,
   overrides: Record<string, unknown>,
   killAt: (m: AirbyteMessageJson) => boolean,
   between?: (state: ReturnType<typeof stateFile>) => void
 ) {
-  const dir = tempDir();
-  const config = writeJson(dir, 'config.json', simConfig(sim, overrides));
-  const catalog = writeJson(dir, 'catalog.json', simCatalog(sim, [questId], 'incremental'));
-  const first = startConnector(['read', '--config', config, '--catalog', catalog], {killAfterMs: 50_000});
-  expect(await first.waitForLine(killAt, 40_000)).toBeDefined();
-  first.child.kill('SIGKILL');
-  const killed = await first.done;
-  const state = stateFile(killed.messages);
-  const createdByFirst = sim.exports().length;
-  between?.(state);
-  const second = await runConnector([
-    'read',
-    '--config',
-    config,
-    '--catalog',
-    catalog,
-    '--state',
-    writeJson(dir, 'state.json', state),
-  ]);
-  return {killed, state, second, createdBySecond: sim.exports().slice(createdByFirst)};
+  const {first, state, second, createdByFirst} = await stopThenResume(world, {
+    config: world.config(overrides),
+    catalog: world.file(simCatalog(world.sim, [questId], 'incremental')),
+    stopAt: killAt,
+    signal: 'SIGKILL',
+    between,
+  });
+  return {killed: first, state, second, createdBySecond: world.sim.exports().slice(createdByFirst)};
 }
 
 /** The union of what the first attempt committed and the second emitted is the truth; neither has a row twice. */
@@ -93,9 +84,9 @@ describe('exports re-used across attempts', () => {
     'a second attempt after a SIGKILL creates no export for a window the first one recorded, and the union is exact',
     async () => {
       const id = 'a77e0000-0000-4000-8000-000000000001';
-      const sim = await startSimulator({seed: 7, exportDurationMs: 1500, quests: [quest(id)]});
-      try {
-        const {killed, state, second, createdBySecond} = await killedThenResumed(sim, id, overrides, recording(3));
+      await withWorld({seed: 7, exportDurationMs: 1500, quests: [quest(id)]}, async (world) => {
+        const {sim} = world;
+        const {killed, state, second, createdBySecond} = await killedThenResumed(world, id, overrides, recording(3));
         expect(second.code).toBe(0);
         const recorded = recordedExports(state);
         expect(recorded.length).toBeGreaterThanOrEqual(3);
@@ -116,9 +107,7 @@ describe('exports re-used across attempts', () => {
             (s) => s.stream.stream_descriptor.name === streamOf(id) && !recordedExports([s]).length
           )
         ).toBe(true);
-      } finally {
-        await sim.close();
-      }
+      });
     },
     90_000
   );
@@ -127,10 +116,10 @@ describe('exports re-used across attempts', () => {
     'when the recorded exports expired (410), the second attempt creates them anew and the union is still exact',
     async () => {
       const id = 'a77e0000-0000-4000-8000-000000000002';
-      const sim = await startSimulator({seed: 8, exportDurationMs: 1500, quests: [quest(id)]});
-      try {
+      await withWorld({seed: 8, exportDurationMs: 1500, quests: [quest(id)]}, async (world) => {
+        const {sim} = world;
         const {killed, state, second, createdBySecond} = await killedThenResumed(
-          sim,
+          world,
           id,
           overrides,
           recording(3),
@@ -142,9 +131,7 @@ describe('exports re-used across attempts', () => {
         expect(second.code).toBe(0);
         expect(createdBySecond.length).toBeGreaterThanOrEqual(recordedExports(state).length);
         expectExactUnion(sim, id, killed.messages, second.messages);
-      } finally {
-        await sim.close();
-      }
+      });
     },
     90_000
   );
@@ -155,27 +142,66 @@ describe('exports re-used across attempts', () => {
       const id = 'a77e0000-0000-4000-8000-000000000003';
       const target = 1000;
       // 20,000 rows, all in the last month of six years: the empty first probe grows the next window over them all.
-      const sim = await startSimulator({
+      const options = {
         seed: 9,
         exportDurationMs: 300,
         exportMsPerThousandRows: 150,
         quests: [{id, rows: 20_000, columns: 3, firstCreatedAt: new Date(Date.now() - 30 * DAY).toISOString()}],
-      });
-      try {
+      };
+      await withWorld(options, async (world) => {
+        const {sim} = world;
         const start = {start_date: new Date(Date.now() - 6 * 365 * DAY).toISOString(), target_rows_per_export: target};
         // Killed once the STATE carrying the large export's density is out, before its rows are read whole.
         const dense = (m: AirbyteMessageJson): boolean => {
           const state = m.type === 'STATE' ? (m as unknown as StateLine).state.stream.stream_state : undefined;
           return ((state as {density?: {rows_per_day?: number}} | undefined)?.density?.rows_per_day ?? 0) > 0;
         };
-        const {killed, second, createdBySecond: created} = await killedThenResumed(sim, id, start, dense);
+        const {killed, second, createdBySecond: created} = await killedThenResumed(world, id, start, dense);
         expect(second.code).toBe(0);
         expect(Math.max(0, ...created.map((e) => e.rows))).toBeLessThanOrEqual(4 * target);
         expectExactUnion(sim, id, killed.messages, second.messages);
-      } finally {
-        await sim.close();
-      }
+      });
     },
     90_000
+  );
+});
+
+describe('the combined layout', () => {
+  const A = 'c0b10000-0000-4000-8000-00000000000a';
+  const B = 'c0b10000-0000-4000-8000-00000000000b';
+  const EMPTY = 'c0b10000-0000-4000-8000-0000000000ee';
+
+  test.concurrent(
+    'a read SIGKILLed midway resumes from its last STATE exactly: nothing lost, nothing twice',
+    async () => {
+      const options = {
+        seed: 23,
+        exportDurationMs: 300,
+        quests: [
+          {id: A, rows: 3000, columns: 4, firstCreatedAt: new Date(Date.now() - 50 * DAY).toISOString()},
+          {id: B, rows: 2000, columns: 6, firstCreatedAt: new Date(Date.now() - 50 * DAY).toISOString()},
+          {id: EMPTY, rows: 0, columns: 4},
+        ],
+      };
+      await withWorld(options, async (world) => {
+        const config = world.config({
+          stream_layout: 'combined',
+          start_date: new Date(Date.now() - 60 * DAY).toISOString(),
+          target_rows_per_export: 300,
+        });
+        let seen = 0;
+        const {first, second} = await stopThenResume(world, {
+          config,
+          catalog: await world.discoveredCatalog(config, 'incremental'),
+          stopAt: (m) => m.type === 'STATE' && JSON.stringify(m).includes('"responses"') && ++seen === 5,
+          signal: 'SIGKILL',
+        });
+        expect(second.code).toBe(0);
+        const all = [...responses(committed(first.messages)), ...responses(second)];
+        for (const q of [A, B, EMPTY]) expectQuestExact(world.sim, q, all);
+        expect(states(second.messages).length).toBeGreaterThan(0);
+      });
+    },
+    150_000
   );
 });

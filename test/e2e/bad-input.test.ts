@@ -1,16 +1,7 @@
-import {configuredCatalog, simConfig, streamOf} from '../helpers/fixtures';
-import {
-  errorTraces,
-  records,
-  runConnector,
-  states,
-  statusesByStream,
-  tempDir,
-  writeJson,
-  RunResult,
-} from '../helpers/connector';
+import {configuredCatalog, simConfig, startWorld, streamOf, World} from '../helpers/fixtures';
+import {errorTraces, records, states, statusesByStream, RunResult} from '../helpers/connector';
 import {warehouseNames} from '../../src/sync/streams/column-names';
-import {Corruption, Simulator, startSimulator} from '../../simulator';
+import {Corruption} from '../../simulator';
 
 const GOOD = 'c0c0c0c0-0000-4000-8000-000000000001';
 const CORRUPT: Record<Corruption, string> = {
@@ -27,11 +18,10 @@ const CORRUPT: Record<Corruption, string> = {
 };
 const CATALOG_OF_GOOD: {value?: Record<string, unknown>} = {};
 
-let sim: Simulator;
-let dir: string;
+let world: World;
 
 beforeAll(async () => {
-  sim = await startSimulator({
+  world = await startWorld({
     seed: 5,
     exportDurationMs: 60,
     quests: [
@@ -44,15 +34,10 @@ beforeAll(async () => {
       })),
     ],
   });
-  dir = tempDir();
-  const discover = await runConnector([
-    'discover',
-    '--config',
-    writeJson(dir, 'good.json', simConfig(sim, {quest_ids: [GOOD]})),
-  ]);
+  const discover = await world.run(['discover', '--config', world.config({quest_ids: [GOOD]})]);
   CATALOG_OF_GOOD.value = configuredCatalog(discover.messages, 'incremental');
 });
-afterAll(() => sim.close());
+afterAll(() => world.close());
 
 /** A catalog for one quest, with the columns the good quest has (the simulated quests share a layout). */
 function catalogFor(questId: string): Record<string, unknown> {
@@ -244,13 +229,15 @@ const CASES: Case[] = [
   {name: 'a file without a header row', catalog: 'no-header', type: 'transient_error', message: /has no header row/},
 ];
 
-async function readWith(c: Case, i: number): Promise<RunResult> {
+async function readWith(c: Case): Promise<RunResult> {
   // Offline cases point at an address where nothing listens: a request would fail with another error.
   const nowhere: Record<string, unknown> = c.offline
     ? {api_url: 'http://127.0.0.1:9', auth_url: 'http://127.0.0.1:9'}
     : {};
   const configValue =
-    typeof c.config === 'string' ? c.config : {...simConfig(sim, {quest_ids: [GOOD]}), ...nowhere, ...(c.config ?? {})};
+    typeof c.config === 'string'
+      ? c.config
+      : {...simConfig(world.sim, {quest_ids: [GOOD]}), ...nowhere, ...(c.config ?? {})};
   if (typeof configValue === 'object')
     for (const k of Object.keys(configValue)) if (configValue[k] === undefined) delete configValue[k];
   const quest = typeof c.catalog === 'string' && c.catalog in CORRUPT ? CORRUPT[c.catalog as Corruption] : GOOD;
@@ -263,20 +250,14 @@ async function readWith(c: Case, i: number): Promise<RunResult> {
       window_days: 30,
     });
   }
-  const args = [
-    'read',
-    '--config',
-    writeJson(dir, `c${i}.json`, configValue),
-    '--catalog',
-    writeJson(dir, `k${i}.json`, catalogValue),
-  ];
-  if (c.state !== undefined) args.push('--state', writeJson(dir, `s${i}.json`, c.state));
-  return runConnector(args);
+  const args = ['read', '--config', world.file(configValue), '--catalog', world.file(catalogValue)];
+  if (c.state !== undefined) args.push('--state', world.file(c.state));
+  return world.run(args);
 }
 
 describe('bad input gets one clear error of the right type', () => {
-  test.concurrent.each(CASES.map((c, i) => [c.name, c, i] as const))('%s', async (_name, c, i) => {
-    const result = await readWith(c, i);
+  test.concurrent.each(CASES.map((c) => [c.name, c] as const))('%s', async (_name, c) => {
+    const result = await readWith(c);
     expect(result.invalid).toEqual([]);
     expect(result.code).toBe(1);
     const errors = errorTraces(result.messages);
@@ -297,10 +278,10 @@ describe('bad input gets one clear error of the right type', () => {
   test.concurrent('check reports a bad config as one FAILED status without calling the service', async () => {
     // Nothing listens at these addresses: a request would give another message.
     const nowhere = {api_url: 'http://127.0.0.1:9', auth_url: 'http://127.0.0.1:9'};
-    const result = await runConnector([
+    const result = await world.run([
       'check',
       '--config',
-      writeJson(dir, 'check-bad.json', {...simConfig(sim), ...nowhere, start_date: 'soon'}),
+      world.file({...simConfig(world.sim), ...nowhere, start_date: 'soon'}),
     ]);
     expect(result.messages.filter((m) => m.type === 'CONNECTION_STATUS')).toEqual([
       {
@@ -313,15 +294,15 @@ describe('bad input gets one clear error of the right type', () => {
 
   test.concurrent('a header with a repeated name keeps both columns, the repeat renamed, and says so', async () => {
     const quest = CORRUPT['duplicate-header'];
-    const result = await runConnector([
+    const result = await world.run([
       'read',
       '--config',
-      writeJson(dir, 'dup.json', simConfig(sim, {quest_ids: [quest]})),
+      world.config({quest_ids: [quest]}),
       '--catalog',
-      writeJson(dir, 'dup-cat.json', catalogFor(quest)),
+      world.file(catalogFor(quest)),
     ]);
     expect(result.code).toBe(0);
-    const {header, rows} = sim.groundTruth(quest);
+    const {header, rows} = world.sim.groundTruth(quest);
     const repeated = header.find((h, i) => header.indexOf(h) !== i) as string;
     expect(repeated).toBeDefined();
     const got = records(result.messages);
@@ -334,25 +315,25 @@ describe('bad input gets one clear error of the right type', () => {
 
   test.concurrent('a file whose last row has no line end is whole when its length was announced', async () => {
     const quest = CORRUPT['no-final-newline'];
-    const result = await runConnector([
+    const result = await world.run([
       'read',
       '--config',
-      writeJson(dir, 'nfn.json', simConfig(sim, {quest_ids: [quest]})),
+      world.config({quest_ids: [quest]}),
       '--catalog',
-      writeJson(dir, 'nfn-cat.json', catalogFor(quest)),
+      world.file(catalogFor(quest)),
     ]);
     expect(result.code).toBe(0);
-    expect(records(result.messages)).toHaveLength(sim.groundTruth(quest).rows.length);
+    expect(records(result.messages)).toHaveLength(world.sim.groundTruth(quest).rows.length);
   });
 
   test.concurrent('an empty 200 body is an empty window, not an error', async () => {
     const quest = CORRUPT['empty-body'];
-    const result = await runConnector([
+    const result = await world.run([
       'read',
       '--config',
-      writeJson(dir, 'empty.json', simConfig(sim, {quest_ids: [quest]})),
+      world.config({quest_ids: [quest]}),
       '--catalog',
-      writeJson(dir, 'empty-cat.json', catalogFor(quest)),
+      world.file(catalogFor(quest)),
     ]);
     expect(result.code).toBe(0);
     expect(records(result.messages)).toHaveLength(0);

@@ -1,10 +1,10 @@
 // Exactly once whatever order the service lists rows in, counts that add up, and the wrong verdicts
-// of the third hostile pass that belong to the sync core: the real connector (bin/main) against its
-// own hostile server per case, judged on exit code, failure type, exact rows, STATE counts and secrets.
+// of the third hostile pass that belong to the sync core: the connector in-process against a hostile
+// service of its own per case, judged on exit code, failure type, exact rows, STATE counts and secrets.
 
 import {AirbyteMessageJson} from '../helpers/protocol';
+import {streamOf} from '../helpers/fixtures';
 import {
-  buildCsv,
   catalogOf,
   DAY_MS,
   expectOutcome,
@@ -13,9 +13,9 @@ import {
   Row,
   rowsAt,
   runHostile,
-  streamOf,
   withServer,
-} from '../hostile/server';
+} from '../helpers/hostile';
+import {csvText} from '../../simulator';
 
 const Q = '1b4e28ba-2fa1-41d2-883f-0016d3cca427';
 const Q2 = '2c5f39cb-3ab2-42e3-994f-1127d4ddb538';
@@ -31,7 +31,7 @@ function cutAt(body: string, cut: number): Buffer {
 
 /** The export's CSV with its rows in another order: the rows at the given positions. */
 function reorder(header: string[], rows: Row[], order: number[]): string {
-  return buildCsv(
+  return csvText(
     header,
     order.map((i) => rows[i])
   );
@@ -76,11 +76,11 @@ describe('exactly once whatever order the rows come in', () => {
           if (ctx.n === 1) {
             const csv = ctx.csv();
             ctx.raw(cutAt(csv, Buffer.byteLength(csv) - 3), true);
-          } else ctx.send(200, reorder(ctx.server.quest(Q).header, rows, [0, 3, 2, 1]), {'Content-Type': 'text/csv'});
+          } else ctx.send(200, reorder(ctx.header(), rows, [0, 3, 2, 1]), {'Content-Type': 'text/csv'});
         });
         const run = await runHostile(server, 'read', {killAfterMs: 40_000});
         expectOutcome(run, server, {code: 0, maxSeconds: 35, ok: [Q]});
-        expect(server.requestsOf('download').length).toBe(2);
+        expect(server.requests('download').length).toBe(2);
         expect(countProblems(run.messages)).toEqual([]);
       });
     },
@@ -97,11 +97,11 @@ describe('exactly once whatever order the rows come in', () => {
             const csv = ctx.csv();
             ctx.raw(cutAt(csv, Buffer.byteLength(csv) - 3), true);
           } else if (ctx.n === 2) ctx.problem(410, 'The export file has expired.');
-          else ctx.send(200, reorder(ctx.server.quest(Q).header, rows, [3, 1, 2, 0]), {'Content-Type': 'text/csv'});
+          else ctx.send(200, reorder(ctx.header(), rows, [3, 1, 2, 0]), {'Content-Type': 'text/csv'});
         });
         const run = await runHostile(server, 'read', {killAfterMs: 40_000});
         expectOutcome(run, server, {code: 0, maxSeconds: 35, ok: [Q]});
-        expect(server.jobs.length).toBe(2);
+        expect(server.exports().length).toBe(2);
         expect(countProblems(run.messages)).toEqual([]);
       });
     },
@@ -128,11 +128,11 @@ describe('exactly once whatever order the rows come in', () => {
             return ctx.raw(cutAt(csv, Math.floor(Buffer.byteLength(csv) / 4)), true);
           }
           const order = mine.map((_, i) => mine.length - 1 - i);
-          return ctx.send(200, reorder(ctx.server.quest(Q).header, mine, order), {'Content-Type': 'text/csv'});
+          return ctx.send(200, reorder(ctx.header(), mine, order), {'Content-Type': 'text/csv'});
         });
         const run = await runHostile(server, 'read', {killAfterMs: 60_000});
         expectOutcome(run, server, {code: 0, maxSeconds: 55, ok: [Q]});
-        expect(server.jobs.length).toBeGreaterThanOrEqual(3);
+        expect(server.exports().length).toBeGreaterThanOrEqual(3);
         expect(countProblems(run.messages)).toEqual([]);
       });
     },
@@ -173,7 +173,7 @@ describe('wrong verdicts of the sync core', () => {
       await withServer({quests: [{id: Q}]}, async (server) => {
         const catalog = catalogOf(server) as {streams: Record<string, unknown>[]};
         for (const s of catalog.streams) s.primary_key = [['response_id']];
-        server.on('download', (ctx) => ctx.send(200, buildCsv(header, rows), {'Content-Type': 'text/csv'}));
+        server.on('download', (ctx) => ctx.send(200, csvText(header, rows), {'Content-Type': 'text/csv'}));
         const run = await runHostile(server, 'read', {catalog, killAfterMs: 30_000});
         expectOutcome(run, server, {
           code: 1,
@@ -209,11 +209,11 @@ describe('wrong verdicts of the sync core', () => {
       await withServer({quests: [{id: Q, rows: FOUR}]}, async (server) => {
         const edited = Date.now() - 1.7 * DAY_MS;
         server.on('download', (ctx) => {
-          if (!ctx.job || ctx.job.untilMs <= edited) return ctx.next();
-          const header = [...ctx.server.quest(Q).header, 'Q3 New question'];
+          if (!ctx.job || Date.parse(String(ctx.job.until)) <= edited) return ctx.next();
+          const header = [...ctx.header(), 'Q3 New question'];
           return ctx.send(
             200,
-            buildCsv(
+            csvText(
               header,
               ctx.rows().map((r) => [...r, 'new answer'])
             ),

@@ -1,6 +1,5 @@
-import {configuredCatalog, simConfig, streamOf} from '../helpers/fixtures';
-import {errorTraces, records, runConnector, states, statusesByStream, tempDir, writeJson} from '../helpers/connector';
-import {Simulator, startSimulator} from '../../simulator';
+import {configuredCatalog, startWorld, streamOf, World} from '../helpers/fixtures';
+import {errorTraces, records, states, statusesByStream} from '../helpers/connector';
 
 const GOOD = '0a0a0a0a-1b1b-4c2c-8d3d-4e4e4e4e4e4e';
 const FORBIDDEN = 'f0f0f0f0-1e1e-4d2d-9c3c-4b4b4b4b4b4b';
@@ -15,11 +14,10 @@ function connectionStatus(messages: {type: string}[]): {status: string; message?
 }
 
 describe('failures a user can cause or meet', () => {
-  let sim: Simulator;
-  let dir: string;
+  let world: World;
 
   beforeAll(async () => {
-    sim = await startSimulator({
+    world = await startWorld({
       seed: 11,
       exportDurationMs: 100,
       quests: [
@@ -27,13 +25,12 @@ describe('failures a user can cause or meet', () => {
         {id: FORBIDDEN, rows: 5, forbidden: true},
       ],
     });
-    dir = tempDir();
   });
-  afterAll(() => sim.close());
+  afterAll(() => world.close());
 
   test('check with a wrong client secret fails once, says what to fix, and never shows the secret', async () => {
-    const config = simConfig(sim, {quest_ids: [GOOD], client_secret: 'wrong-secret-value-123'});
-    const result = await runConnector(['check', '--config', writeJson(dir, 'bad-secret.json', config)]);
+    const config = world.config({quest_ids: [GOOD], client_secret: 'wrong-secret-value-123'});
+    const result = await world.run(['check', '--config', config]);
     expect(result.invalid).toEqual([]);
     expect(result.code).toBe(0);
     const status = connectionStatus(result.messages);
@@ -43,11 +40,7 @@ describe('failures a user can cause or meet', () => {
   });
 
   test('check with an unknown quest names it and says to check the id', async () => {
-    const result = await runConnector([
-      'check',
-      '--config',
-      writeJson(dir, 'unknown.json', simConfig(sim, {quest_ids: [GOOD, UNKNOWN]})),
-    ]);
+    const result = await world.run(['check', '--config', world.config({quest_ids: [GOOD, UNKNOWN]})]);
     const status = connectionStatus(result.messages);
     expect(status.status).toBe('FAILED');
     expect(status.message).toContain(`Checking access for quest ${UNKNOWN} failed: HTTP 404`);
@@ -56,11 +49,7 @@ describe('failures a user can cause or meet', () => {
   });
 
   test('check with a quest the client may not read names it and says who can grant access', async () => {
-    const result = await runConnector([
-      'check',
-      '--config',
-      writeJson(dir, 'forbidden.json', simConfig(sim, {quest_ids: [GOOD, FORBIDDEN]})),
-    ]);
+    const result = await world.run(['check', '--config', world.config({quest_ids: [GOOD, FORBIDDEN]})]);
     const status = connectionStatus(result.messages);
     expect(status.status).toBe('FAILED');
     expect(status.message).toContain(`HTTP 403`);
@@ -70,25 +59,14 @@ describe('failures a user can cause or meet', () => {
   });
 
   test('a read where one quest fails still syncs the other, names the failed stream, and exits non-zero', async () => {
-    const config = simConfig(sim, {quest_ids: [GOOD, FORBIDDEN]});
-    const configFile = writeJson(dir, 'mixed.json', config);
-    const discover = await runConnector([
-      'discover',
-      '--config',
-      writeJson(dir, 'good-only.json', simConfig(sim, {quest_ids: [GOOD]})),
-    ]);
+    const configFile = world.config({quest_ids: [GOOD, FORBIDDEN]});
+    const discover = await world.run(['discover', '--config', world.config({quest_ids: [GOOD]})]);
     const catalog = configuredCatalog(discover.messages, 'incremental') as {streams: {stream: {name: string}}[]};
     // The quest streams alone: this is about one quest failing beside another.
     catalog.streams = catalog.streams.filter((s) => s.stream.name !== 'columns');
     // The forbidden stream first: its failure must not stop the good one after it.
     catalog.streams.unshift({...catalog.streams[0], stream: {...catalog.streams[0].stream, name: streamOf(FORBIDDEN)}});
-    const result = await runConnector([
-      'read',
-      '--config',
-      configFile,
-      '--catalog',
-      writeJson(dir, 'mixed-catalog.json', catalog),
-    ]);
+    const result = await world.run(['read', '--config', configFile, '--catalog', world.file(catalog)]);
     expect(result.invalid).toEqual([]);
     expect(result.code).not.toBe(0);
     expect(records(result.messages).map((r) => r.record.stream)).toEqual(Array(12).fill(streamOf(GOOD)));

@@ -1,6 +1,5 @@
-import {configuredCatalog, simConfig, streamOf} from '../helpers/fixtures';
-import {committed, runConnector, stateFile, tempDir, writeJson} from '../helpers/connector';
-import {Simulator, startSimulator} from '../../simulator';
+import {configuredCatalog, startWorld, streamOf, World} from '../helpers/fixtures';
+import {committed, stateFile} from '../helpers/connector';
 
 const SETTINGS = {
   exportType: 'CSV',
@@ -12,11 +11,12 @@ const SETTINGS = {
 };
 
 describe('under injected faults', () => {
-  let sim: Simulator;
-  afterAll(() => sim?.close());
+  let world: World | undefined;
+  afterAll(() => world?.close());
 
   test('repeated syncs resuming from state deliver every row exactly once, with every message valid', async () => {
-    sim = await startSimulator({
+    // On a virtual clock: backoffs, 429 waits and token expiry take no real time.
+    world = await startWorld({
       seed: 99,
       exportDurationMs: 120,
       tokenLifetimeSeconds: 3,
@@ -41,15 +41,10 @@ describe('under injected faults', () => {
         rateLimit: {limit: 15, windowMs: 1000, resetFormat: 'seconds'},
       },
     });
-    const dir = tempDir();
-    // Short backoff is not configurable from outside: real waits, so keep the data small.
-    const configFile = writeJson(
-      dir,
-      'config.json',
-      simConfig(sim, {window_days: 5, start_date: new Date(Date.now() - 30 * 86_400_000).toISOString()})
-    );
+    const {sim} = world;
+    const configFile = world.config({window_days: 5, start_date: new Date(Date.now() - 30 * 86_400_000).toISOString()});
     sim.setFaults({});
-    const discover = await runConnector(['discover', '--config', configFile]);
+    const discover = await world.run(['discover', '--config', configFile]);
     expect(discover.code).toBe(0);
     sim.setFaults({
       serverErrorRate: 0.1,
@@ -58,17 +53,21 @@ describe('under injected faults', () => {
       goneRate: 0.1,
       rateLimit: {limit: 15, windowMs: 1000, resetFormat: 'seconds'},
     });
-    const catalogFile = writeJson(dir, 'catalog.json', configuredCatalog(discover.messages, 'incremental'));
+    const catalogFile = world.file(configuredCatalog(discover.messages, 'incremental'));
 
     const delivered = new Map<string, number>();
     let state: ReturnType<typeof stateFile> = [];
     let lastCode: number | null = null;
     const invalid: string[] = [];
     for (let sync = 1; sync <= 8; sync++) {
-      if (sync === 2) sim.addResponses(sim.quests[0].id, 7);
+      if (sync === 2) {
+        sim.addResponses(sim.quests[0].id, 7);
+        // They arrive 1 ms apart: all have come before the sync starts.
+        await world.clock.sleep(10);
+      }
       const args = ['read', '--config', configFile, '--catalog', catalogFile];
-      if (state.length) args.push('--state', writeJson(dir, `state-${sync}.json`, state));
-      const result = await runConnector(args);
+      if (state.length) args.push('--state', world.file(state));
+      const result = await world.run(args);
       invalid.push(...result.invalid);
       for (const r of committed(result.messages)) {
         const key = `${r.record.stream}/${r.record.data.response_id}`;

@@ -1,23 +1,24 @@
-// Issue 19's limits through bin/main against the hostile test server: a gzip bomb that expands into
-// one huge cell ends in a clear error with low memory, and a read of many quests prints no Node
-// warning on stderr (MaxListenersExceededWarning came at 12 quests).
+// Issue 19's limits against the hostile service: a gzip bomb that expands into one huge cell ends in
+// a clear error with low memory (bin/main, whose peak memory is measured), and a read of many quests
+// (in-process) raises no Node warning (MaxListenersExceededWarning came at 12 quests).
 
 import zlib from 'zlib';
 
 import {LIMITS} from '../../src/core/limits';
-import {committed, errorTraces, records, startConnector, states, tempDir, writeJson} from '../helpers/connector';
-import {configuredCatalog} from '../helpers/fixtures';
-import {peakRssProbe} from '../helpers/peak-rss';
 import {
-  buildCsv,
-  catalogOf,
-  expectOutcome,
-  HEADER,
-  hostileConfig,
-  runHostile,
-  streamOf,
-  withServer,
-} from '../hostile/server';
+  committed,
+  errorTraces,
+  records,
+  runConnector,
+  startBinMain,
+  states,
+  tempDir,
+  writeJson,
+} from '../helpers/connector';
+import {configuredCatalog, runtimeOf, streamOf} from '../helpers/fixtures';
+import {peakRssProbe} from '../helpers/peak-rss';
+import {catalogOf, expectOutcome, HEADER, hostileConfig, rowsBetween, runHostile, withServer} from '../helpers/hostile';
+import {csvText} from '../../simulator';
 
 const MIB = 1024 * 1024;
 /** The bomb's cell: 1 GiB of 'a' once decompressed, far beyond LIMITS.csv.maxCellChars (4 MiB). */
@@ -39,25 +40,26 @@ function gzipBomb(goodRows: string, bombRowStart: string, bombRowEnd: string): B
   ]);
 }
 
-describe('hostile limits through bin/main', () => {
+describe('hostile limits', () => {
   test.concurrent(
     'a 1 MB gzip body expanding into a 1 GiB cell: a system_error naming the quest and the window, low memory, exit 1, no row of the window kept',
     async () => {
       const quest = '0b0b0b0b-2fa1-41d2-883f-0016d3cca427';
-      await withServer({quests: [quest]}, async (server) => {
+      // A process of its own, so that its peak memory is the connector's: on the real clock.
+      await withServer({quests: [quest], clock: 'real'}, async (server) => {
         let bodyBytes = 0;
         server.on('download', (ctx) => {
           const rows = ctx.rows();
           // The bomb lies inside the window, after rows that are sound.
           const created = rows[rows.length - 1][1];
-          const body = gzipBomb(buildCsv(HEADER, rows), `R-bomb|${created}|`, '|3\r\n');
+          const body = gzipBomb(csvText(HEADER, rows), `R-bomb|${created}|`, '|3\r\n');
           bodyBytes = body.length;
           ctx.send(200, body, {'Content-Type': 'text/csv; charset=utf-8', 'Content-Encoding': 'gzip'});
         });
         const dir = tempDir('questback-bomb-');
         const config = hostileConfig(server);
         const rss = peakRssProbe();
-        const live = startConnector(
+        const live = startBinMain(
           [
             'read',
             '--config',
@@ -73,7 +75,7 @@ describe('hostile limits through bin/main', () => {
           `hostile-limits figures: gzip bomb of ${bodyBytes} bytes (${BOMB_MIB} MiB cell): peak RSS ${peakRssMiB.toFixed(0)} MiB, ${((run.exitedAt - live.startedAt) / 1000).toFixed(1)} s\n`
         );
 
-        const [job] = server.jobs;
+        const [job] = server.exports();
         const stream = streamOf(quest);
         const failure = errorTraces(run.messages)[0]?.trace.error;
         const startMs = Date.parse(String(config.start_date));
@@ -82,8 +84,8 @@ describe('hostile limits through bin/main', () => {
           killed: run.killed,
           invalid: run.invalid,
           // Not cut off and retried: the same file would be as large again.
-          exports: server.jobs.length,
-          downloads: server.requestsOf('download').length,
+          exports: server.exports().length,
+          downloads: server.requests('download').length,
           failure: failure && {
             type: failure.failure_type,
             stream: failure.stream_descriptor?.name,
@@ -148,9 +150,10 @@ describe('hostile limits through bin/main', () => {
         const dir = tempDir('questback-many-hostile-');
         const settings = hostileConfig(server, {stream_layout: 'combined'});
         const config = writeJson(dir, 'config.json', settings);
-        const discover = await startConnector(['discover', '--config', config]).done;
+        const runtime = runtimeOf(server);
+        const discover = await runConnector(['discover', '--config', config], {runtime});
         expect({code: discover.code, stderr: discover.stderr}).toEqual({code: 0, stderr: ''});
-        const run = await startConnector(
+        const run = await runConnector(
           [
             'read',
             '--config',
@@ -158,8 +161,8 @@ describe('hostile limits through bin/main', () => {
             '--catalog',
             writeJson(dir, 'catalog.json', configuredCatalog(discover.messages, 'incremental')),
           ],
-          {killAfterMs: 120_000}
-        ).done;
+          {runtime, killAfterMs: 120_000}
+        );
         const startMs = Date.parse(String(settings.start_date));
         const got = records(run.messages)
           .filter((r) => r.record.stream === 'responses')
@@ -167,7 +170,7 @@ describe('hostile limits through bin/main', () => {
           .map((d) => `${d.quest_id}/${d.response_id}`)
           .sort();
         const want = manyQuests
-          .flatMap((q) => server.rowsBetween(q, startMs, Date.now()).map((r) => `${q}/${r[0]}`))
+          .flatMap((q) => rowsBetween(server, q, startMs, server.clock.now()).map((r) => `${q}/${r[0]}`))
           .sort();
         expect({code: run.code, stderr: run.stderr, invalid: run.invalid}).toEqual({code: 0, stderr: '', invalid: []});
         expect(got).toEqual(want);

@@ -1,29 +1,29 @@
 // More hostile cases: bodies cut short, stray quotes, a state from 1970, stale and absurd
 // rate-limit headers, exports left polling after a failure, odd redirects, a path prefix, a
-// vanished export, a doubled BOM. Each case runs the real connector (bin/main) against its own
-// hostile server and judges exit code, time, failure, data, state and secrets.
+// vanished export, a doubled BOM. Each case runs the connector in-process against a hostile service
+// of its own and judges exit code, time, failure, data, state and secrets.
 
 import {announcedWaits, records} from '../helpers/connector';
+import {streamOf} from '../helpers/fixtures';
 import {
   BOM,
   CURSOR_FIELD,
-  buildCsv,
   catalogOf,
   expectOutcome,
   launch,
   logs,
   rowsAt,
   runHostile,
-  streamOf,
   withServer,
-} from '../hostile/server';
+} from '../helpers/hostile';
+import {csvText} from '../../simulator';
 
 const Q = '1b4e28ba-2fa1-41d2-883f-0016d3cca427';
 
 /**
- * Wall-time bounds here only ask whether the connector hung. The cases run side by side: 2-8 s each
- * on an idle 2-core machine, 20-25 s with other work on it. What a case is about (no wait, stopped
- * polling, no request after exit) is asserted on events: the log's announced waits, the requests.
+ * Wall-time bounds here only ask whether the connector hung. The cases run side by side on virtual
+ * clocks. What a case is about (no wait, stopped polling, no request after exit) is asserted on
+ * events: the log's announced waits, the requests.
  */
 const HANG_S = 60;
 const KILL_MS = (HANG_S + 5) * 1000;
@@ -128,11 +128,11 @@ describe('more hostile cases', () => {
         ];
         const run = await runHostile(server, 'read', {state, killAfterMs: KILL_MS});
         expectOutcome(run, server, {code: 0, maxSeconds: HANG_S, ok: [Q]});
-        const sinces = server.jobs.map((j) => j.sinceMs);
+        const sinces = server.exports().map((e) => Date.parse(String(e.since)));
         expect(sinces.length).toBeGreaterThan(0);
         expect(sinces.filter((since) => since < run.startMs - 1).map((ms) => new Date(ms).toISOString())).toEqual([]);
         // The server holds a row older than start_date; it must not be exported.
-        expect(server.quest(Q).rows.some((r) => Date.parse(r[1]) <= run.startMs)).toBe(true);
+        expect(server.groundTruth(Q).rows.some((r) => Date.parse(r[1]) <= run.startMs)).toBe(true);
       });
     },
     TEST_MS
@@ -152,7 +152,7 @@ describe('more hostile cases', () => {
         );
         const run = await runHostile(server, 'read', {killAfterMs: KILL_MS});
         expectOutcome(run, server, {code: 0, maxSeconds: HANG_S, ok: [Q]});
-        expect(server.requests.filter((r) => r.route === 'status').length).toBeGreaterThanOrEqual(2);
+        expect(server.requests('status').length).toBeGreaterThanOrEqual(2);
         // A backoff of a second or two, not a wait for the stale reset.
         expect(announcedWaits(run.messages).filter((w) => w.ms > 10_000)).toEqual([]);
       });
@@ -195,14 +195,20 @@ describe('more hostile cases', () => {
           HANG_S * 1000
         );
         const run = await done;
-        // Give a request still in flight time to arrive.
+        // Give a request still in flight at the end time to arrive (in a process it would die with it).
         await new Promise((resolve) => setTimeout(resolve, 1000));
-        const late = server.requests.filter((r) => r.time > run.exitedAt).map((r) => `${r.method} ${r.path}`);
+        const settled = server.requests().length;
+        // A minute on the clock: a read that went on polling after its end would poll again.
+        await server.clock.sleep(60_000);
+        const late = server
+          .requests()
+          .slice(settled)
+          .map((r) => `${r.method} ${r.path}`);
         // Counted in requests after the 403, not in wall time: a poll already on its way may land,
         // a second poll of the same export means the polling went on.
-        const forbiddenAt = server.requestsOf('download')[0]?.seq ?? Infinity;
+        const forbiddenAt = server.requests('download')[0]?.seq ?? Infinity;
         const pollsAfter = new Map<string, number>();
-        for (const r of server.requests.filter((r) => r.seq > forbiddenAt && r.route === 'status')) {
+        for (const r of server.requests('status').filter((r) => r.seq > forbiddenAt)) {
           pollsAfter.set(String(r.exportId), (pollsAfter.get(String(r.exportId)) ?? 0) + 1);
         }
         expect({
@@ -228,7 +234,7 @@ describe('more hostile cases', () => {
         server.on('status', (ctx) => (ctx.job?.polls === 1 ? ctx.jobStatus('PENDING') : ctx.redirect('download')));
         const run = await runHostile(server, 'read', {killAfterMs: KILL_MS});
         expectOutcome(run, server, {code: 0, maxSeconds: HANG_S, ok: [Q]});
-        expect(server.requestsOf('other').map((r) => `${r.method} ${r.path}`)).toEqual([]);
+        expect(server.requests('other').map((r) => `${r.method} ${r.path}`)).toEqual([]);
       });
     },
     TEST_MS
@@ -243,7 +249,10 @@ describe('more hostile cases', () => {
         const run = await runHostile(server, 'read', {killAfterMs: KILL_MS});
         expectOutcome(run, server, {code: 0, maxSeconds: HANG_S, ok: [Q]});
         expect(
-          server.requests.filter((r) => !r.path.startsWith('/gw/qb/')).map((r) => `${r.method} ${r.path}`)
+          server
+            .requests()
+            .filter((r) => !r.path.startsWith('/gw/qb/'))
+            .map((r) => `${r.method} ${r.path}`)
         ).toEqual([]);
       });
     },
@@ -278,7 +287,7 @@ describe('more hostile cases', () => {
         );
         const run = await runHostile(server, 'read', {killAfterMs: KILL_MS});
         expectOutcome(run, server, {code: 0, maxSeconds: HANG_S, ok: [Q]});
-        expect(server.requestsOf('create').length).toBeGreaterThanOrEqual(2);
+        expect(server.requests('create').length).toBeGreaterThanOrEqual(2);
       });
     },
     TEST_MS
@@ -289,7 +298,7 @@ describe('more hostile cases', () => {
     async () => {
       await withServer({quests: [Q]}, async (server) => {
         server.on('download', (ctx) => ctx.send(200, ctx.csv({bom: BOM + BOM}), {'Content-Type': 'text/csv'}));
-        expect(buildCsv(['a'], [], {bom: BOM + BOM}).startsWith('\uFEFF\uFEFFa')).toBe(true);
+        expect(csvText(['a'], [], {bom: BOM + BOM}).startsWith('\uFEFF\uFEFFa')).toBe(true);
         // Header texts as the record keys (column_names survey), so that a BOM in them would show.
         const run = await runHostile(server, 'read', {
           killAfterMs: KILL_MS,

@@ -6,20 +6,19 @@ import {parseConfig} from '../../src/core/config';
 import {systemRuntime} from '../../src/core/runtime';
 import {QuestbackSource} from '../../src/index';
 import {quietLogger} from '../helpers/fake-api';
-import {simConfig} from '../helpers/fixtures';
-import {startSimulator} from '../../simulator';
+import {simConfig, streamOf, withWorld} from '../helpers/fixtures';
 
 const ID = 'eeeeeeee-0000-4000-8000-000000000001';
 
 describe("the kit's entry points", () => {
   test('source.read, called as the kit calls it, runs the connector reader: every row once, statuses and a STATE', async () => {
-    const sim = await startSimulator({
+    const options = {
       seed: 3,
       exportDurationMs: 50,
       quests: [{id: ID, rows: 30, firstCreatedAt: new Date(Date.now() - 20 * 86_400_000).toISOString()}],
-    });
-    try {
-      const source = new QuestbackSource(quietLogger(), {runtime: systemRuntime, onSecret: () => undefined});
+    };
+    await withWorld(options, async ({sim, runtime}) => {
+      const source = new QuestbackSource(quietLogger(), {runtime, onSecret: () => undefined});
       const {config} = parseConfig(simConfig(sim, {quest_ids: [ID]}), Date.now());
       const catalog = (await source.discover(config)).catalog;
       const configured = {
@@ -34,7 +33,7 @@ describe("the kit's entry points", () => {
       const json = messages.map((m) => JSON.parse(JSON.stringify(m)));
       // Discover lists the quest's stream and the columns stream; both are read.
       const names = catalog.streams.map((s) => s.name);
-      expect(names).toEqual([`quest_${ID.replace(/-/g, '_')}`, 'columns']);
+      expect(names).toEqual([streamOf(ID), 'columns']);
       const ofStream = (name: string, type: 'RECORD' | 'STATE') =>
         json.filter((m) => m.type === type && (m.record?.stream ?? m.state?.stream?.stream_descriptor?.name) === name);
       const {header, rows} = sim.groundTruth(ID);
@@ -49,30 +48,28 @@ describe("the kit's entry points", () => {
         expect({name, statuses}).toEqual({name, statuses: ['STARTED', 'RUNNING', 'COMPLETE']});
         expect({name, states: ofStream(name, 'STATE').length > 0}).toEqual({name, states: true});
       }
-    } finally {
-      await sim.close();
-    }
+    });
   });
 
   test('a consumer that stops early stops the read: no export is polled any more', async () => {
     const ids = [ID, 'eeeeeeee-0000-4000-8000-000000000002'];
-    const sim = await startSimulator({
+    const options = {
       seed: 4,
       exportDurationMs: 50,
       quests: [
         {id: ids[0], rows: 20, firstCreatedAt: new Date(Date.now() - 5 * 86_400_000).toISOString()},
         {id: ids[1], rows: 5, exportDurationMs: 600_000},
       ],
-    });
-    try {
-      const source = new QuestbackSource(quietLogger(), {runtime: systemRuntime, onSecret: () => undefined});
+    };
+    await withWorld(options, async ({sim, clock, runtime}) => {
+      const source = new QuestbackSource(quietLogger(), {runtime, onSecret: () => undefined});
       const {config} = parseConfig(simConfig(sim, {quest_ids: ids}), Date.now());
       const catalog = (await source.discover(parseConfig(simConfig(sim, {quest_ids: [ids[0]]}), Date.now()).config))
         .catalog;
       const stream = catalog.streams[0];
       const configured = {
         streams: ids.map((id) => ({
-          stream: {...stream, name: `quest_${id.replace(/-/g, '_')}`},
+          stream: {...stream, name: streamOf(id)},
           sync_mode: SyncMode.FULL_REFRESH,
           destination_sync_mode: 'overwrite',
         })),
@@ -83,11 +80,10 @@ describe("the kit's entry points", () => {
         if (seen === 3) break;
       }
       const before = sim.requests().length;
-      await new Promise((resolve) => setTimeout(resolve, 1500));
+      // A minute on the clock: a read still polling the slow export would poll it several times.
+      await clock.sleep(60_000);
       expect(sim.requests().length).toBe(before);
-    } finally {
-      await sim.close();
-    }
+    });
   });
 
   test("the kit's per-record interface cannot be reached: the source offers the kit no stream classes", () => {

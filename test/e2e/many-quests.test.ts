@@ -1,13 +1,12 @@
-// check of hundreds of quests through bin/main against a simulator that answers every request in 1.3 s: it
-// keeps within its deadline (a check that does not fails as "too slow"), checks quests side by side,
-// tells the quests that fail alike once, and prints no Node warning. The timing model (rounds of
-// LIMITS.check.concurrency answers) is proved on a virtual clock in test/unit/check.test.ts; here the
-// real HTTP stack runs, so the only time bound is the check's own deadline.
+// check of hundreds of quests against a simulator that answers every request in 1.3 s: it keeps within
+// its deadline (a check that does not fails as "too slow"), checks quests side by side, tells the
+// quests that fail alike once, and raises no Node warning. The real HTTP stack runs, in-process, on a
+// virtual clock shared with the simulator: the answers' latency takes no real time, and the only time
+// bound is the check's own deadline, on that clock.
 
 import {LIMITS} from '../../src/core/limits';
-import {runConnector, tempDir, writeJson} from '../helpers/connector';
-import {simConfig} from '../helpers/fixtures';
-import {QuestConfig, Simulator, startSimulator} from '../../simulator';
+import {startWorld, World} from '../helpers/fixtures';
+import {QuestConfig, Simulator} from '../../simulator';
 
 // Hundreds of quests: more than the check's 32 at a time, rounds enough to show the deadline holds. The bench checks 500.
 const QUESTS = 300;
@@ -17,9 +16,9 @@ const questIds = (prefix: string): string[] =>
   Array.from({length: QUESTS}, (_, i) => `${prefix}-0000-4000-8000-${String(i).padStart(12, '0')}`);
 
 /** A simulator of QUESTS quests of two rows each; `forbidden` of them answer 403. */
-function slowSimulator(ids: readonly string[], forbidden: readonly string[] = []): Promise<Simulator> {
+function slowWorld(ids: readonly string[], forbidden: readonly string[] = []): Promise<World> {
   const quests: QuestConfig[] = ids.map((id) => ({id, rows: 2, ...(forbidden.includes(id) ? {forbidden: true} : {})}));
-  return startSimulator({seed: 17, quests, faults: {latencyMs: LATENCY_MS}});
+  return startWorld({seed: 17, quests, faults: {latencyMs: LATENCY_MS}});
 }
 
 /** The most access checks that arrived within less than one answer's time of each other. */
@@ -37,9 +36,8 @@ function mostAtOnce(sim: Simulator): number {
   return most;
 }
 
-async function check(sim: Simulator, ids: readonly string[]) {
-  const config = writeJson(tempDir('questback-many-'), 'config.json', simConfig(sim, {quest_ids: ids}));
-  const result = await runConnector(['check', '--config', config]);
+async function check(world: World, ids: readonly string[]) {
+  const result = await world.run(['check', '--config', world.config({quest_ids: ids})]);
   expect(result.invalid).toEqual([]);
   const status = result.messages.find((m) => m.type === 'CONNECTION_STATUS') as
     {connectionStatus: {status: string; message?: string}} | undefined;
@@ -51,9 +49,10 @@ describe(`check of ${QUESTS} quests on a service answering in ${LATENCY_MS / 100
     'passes within its deadline, with quests checked side by side and nothing on stderr',
     async () => {
       const ids = questIds('c4ec0001');
-      const sim = await slowSimulator(ids);
+      const world = await slowWorld(ids);
+      const {sim} = world;
       try {
-        const result = await check(sim, ids);
+        const result = await check(world, ids);
         expect(result.status).toEqual({status: 'SUCCEEDED'});
         expect(result.code).toBe(0);
         expect(result.stderr).toBe('');
@@ -62,7 +61,7 @@ describe(`check of ${QUESTS} quests on a service answering in ${LATENCY_MS / 100
         expect(mostAtOnce(sim)).toBeLessThanOrEqual(LIMITS.check.concurrency);
         expect(mostAtOnce(sim)).toBeGreaterThan(4);
       } finally {
-        await sim.close();
+        await world.close();
       }
     },
     3 * LIMITS.check.deadlineMs
@@ -73,9 +72,9 @@ describe(`check of ${QUESTS} quests on a service answering in ${LATENCY_MS / 100
     async () => {
       const ids = questIds('c4ec0002');
       const forbidden = [ids[QUESTS - 1], ids[7], ids[250]];
-      const sim = await slowSimulator(ids, forbidden);
+      const world = await slowWorld(ids, forbidden);
       try {
-        const result = await check(sim, ids);
+        const result = await check(world, ids);
         expect(result.status?.status).toBe('FAILED');
         expect(result.stderr).toBe('');
         const inOrder = [ids[7], ids[250], ids[QUESTS - 1]];
@@ -86,7 +85,7 @@ describe(`check of ${QUESTS} quests on a service answering in ${LATENCY_MS / 100
         );
         expect(result.status?.message?.split('HTTP 403')).toHaveLength(2);
       } finally {
-        await sim.close();
+        await world.close();
       }
     },
     3 * LIMITS.check.deadlineMs

@@ -1,14 +1,15 @@
 // Issue 17's scale requirement end to end: a read of many quests of a few rows each, through bin/main
-// against the simulator, in both stream layouts. Every row once, no Node warning on stderr, a final
+// (a process of its own, whose peak memory is measured) against the simulator, in both stream layouts. Every row once, no Node warning on stderr, a final
 // state of a few MB at most, a bounded peak RSS, and exports generated side by side, never more at
 // once than max_concurrent_exports. Time is not bounded here beyond jest's timeout (the machine may
 // be busy); the figures for people are in the bench's "Many quests" section.
 
-import {RecordMessage, records, runConnector, RunResult, stateFile, tempDir, writeJson} from '../helpers/connector';
-import {configuredCatalog, simCatalog, simConfig, streamOf} from '../helpers/fixtures';
+import {RecordMessage, records, runBinMain, RunResult, stateFile} from '../helpers/connector';
+import {questEntries} from '../helpers/combined';
+import {configuredCatalog, simCatalog, startWorld, streamOf, World} from '../helpers/fixtures';
 import {peakRssProbe} from '../helpers/peak-rss';
 import {warehouseNames} from '../../src/sync/streams/column-names';
-import {Simulator, startSimulator} from '../../simulator';
+import {Simulator, systemClock} from '../../simulator';
 
 // The benchmark (Many quests) reads 500; the suite reads enough to exercise the same paths (more quests than
 // export slots, more than Node's listener warning threshold) in a few seconds.
@@ -23,11 +24,12 @@ const STATE_BYTES = 3_000_000;
 const questIds = (prefix: string): string[] =>
   Array.from({length: QUESTS}, (_, i) => `${prefix}-0000-4000-8000-${String(i).padStart(12, '0')}`);
 
-/** QUESTS quests of 3 rows over the last 5 days: with start_date 6 days back, one export per quest. */
-function manyQuests(ids: readonly string[]): Promise<Simulator> {
+/** QUESTS quests of 3 rows over the last 5 days: with start_date 6 days back, one export per quest. On the real clock: the read is a process. */
+function manyQuests(ids: readonly string[]): Promise<World> {
   const firstCreatedAt = new Date(Date.now() - 5 * DAY).toISOString();
-  return startSimulator({
+  return startWorld({
     seed: 500,
+    clock: systemClock,
     exportDurationMs: 20,
     quests: ids.map((id) => ({id, rows: ROWS, columns: 4, firstCreatedAt})),
   });
@@ -134,7 +136,7 @@ afterAll(() => {
 
 async function read(config: string, catalog: string): Promise<RunResult & {peakRssMiB: number}> {
   const rss = peakRssProbe();
-  const run = await runConnector(['read', '--config', config, '--catalog', catalog], rss.env);
+  const run = await runBinMain(['read', '--config', config, '--catalog', catalog], rss.env);
   return {...run, peakRssMiB: rss.peakMiB()};
 }
 
@@ -190,19 +192,13 @@ function expectScaled(
   });
 }
 
-function configFor(sim: Simulator, ids: readonly string[], layout: 'per_quest' | 'combined') {
-  const dir = tempDir('questback-scale-');
-  const config = writeJson(
-    dir,
-    'config.json',
-    simConfig(sim, {
-      quest_ids: ids,
-      stream_layout: layout,
-      max_concurrent_exports: MAX_CONCURRENT_EXPORTS,
-      start_date: new Date(Date.now() - 6 * DAY).toISOString(),
-    })
-  );
-  return {dir, config};
+function configFor(world: World, ids: readonly string[], layout: 'per_quest' | 'combined'): string {
+  return world.config({
+    quest_ids: ids,
+    stream_layout: layout,
+    max_concurrent_exports: MAX_CONCURRENT_EXPORTS,
+    start_date: new Date(Date.now() - 6 * DAY).toISOString(),
+  });
 }
 
 describe(`a read of ${QUESTS} quests of ${ROWS} rows each`, () => {
@@ -210,16 +206,17 @@ describe(`a read of ${QUESTS} quests of ${ROWS} rows each`, () => {
     'per_quest: every row once, nothing on stderr, a small state, bounded memory, exports side by side within the limit',
     async () => {
       const ids = questIds('5ca1e001');
-      const sim = await manyQuests(ids);
+      const world = await manyQuests(ids);
+      const {sim} = world;
       try {
-        const {dir, config} = configFor(sim, ids, 'per_quest');
-        const catalog = writeJson(dir, 'catalog.json', simCatalog(sim, ids, 'incremental'));
+        const config = configFor(world, ids, 'per_quest');
+        const catalog = world.file(simCatalog(sim, ids, 'incremental'));
         const startedAt = Date.now();
         const run = await read(config, catalog);
         const readSeconds = (Date.now() - startedAt) / 1000;
         expectScaled(sim, ids, run, perQuestRows(sim, ids, records(run.messages)), {layout: 'per_quest', readSeconds});
       } finally {
-        await sim.close();
+        await world.close();
       }
     },
     300_000
@@ -229,17 +226,18 @@ describe(`a read of ${QUESTS} quests of ${ROWS} rows each`, () => {
     'combined: discover makes no export; the read puts every row once into responses, with the same bounds',
     async () => {
       const ids = questIds('5ca1e002');
-      const sim = await manyQuests(ids);
+      const world = await manyQuests(ids);
+      const {sim} = world;
       try {
-        const {dir, config} = configFor(sim, ids, 'combined');
+        const config = configFor(world, ids, 'combined');
         let startedAt = Date.now();
-        const found = await runConnector(['discover', '--config', config]);
+        const found = await world.run(['discover', '--config', config]);
         const discoverSeconds = (Date.now() - startedAt) / 1000;
         expect({code: found.code, stderr: found.stderr}).toEqual({code: 0, stderr: ''});
         // It may prove the credentials with a token; it asks the export API nothing.
         expect(sim.exports()).toEqual([]);
         expect(sim.requests().filter((r) => r.path.includes('/v1/'))).toEqual([]);
-        const catalog = writeJson(dir, 'catalog.json', configuredCatalog(found.messages, 'incremental'));
+        const catalog = world.file(configuredCatalog(found.messages, 'incremental'));
 
         startedAt = Date.now();
         const run = await read(config, catalog);
@@ -247,11 +245,9 @@ describe(`a read of ${QUESTS} quests of ${ROWS} rows each`, () => {
         const rows = combinedRows(records(run.messages).filter((r) => r.record.stream === 'responses'));
         expectScaled(sim, ids, run, rows, {layout: 'combined', readSeconds, discoverSeconds});
         // The one STATE of responses holds every quest's cursor.
-        const state = stateFile(run.messages).find((s) => s.stream.stream_descriptor.name === 'responses');
-        const quests = (state?.stream.stream_state as unknown as {quests: Record<string, {cursor: string}>}).quests;
-        expect(Object.keys(quests).sort()).toEqual([...ids].sort());
+        expect(Object.keys(questEntries(stateFile(run.messages))).sort()).toEqual([...ids].sort());
       } finally {
-        await sim.close();
+        await world.close();
       }
     },
     300_000

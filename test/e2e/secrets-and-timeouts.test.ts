@@ -1,49 +1,43 @@
-import {configuredCatalog, simConfig, streamOf} from '../helpers/fixtures';
-import {errorTraces, records, runConnector, statusesByStream, tempDir, writeJson} from '../helpers/connector';
-import {Simulator, startSimulator} from '../../simulator';
+import {configuredCatalog, simConfig, streamOf, withWorld, World} from '../helpers/fixtures';
+import {errorTraces, records, statusesByStream} from '../helpers/connector';
 
 const A = 'dddddddd-0000-4000-8000-00000000000a';
 const SLOW = 'dddddddd-0000-4000-8000-00000000000b';
 const FORBIDDEN = 'dddddddd-0000-4000-8000-00000000000c';
 
 /** Each test has a simulator of its own, so that the faults one injects never reach the other. */
-async function withSim(fn: (sim: Simulator, dir: string) => Promise<void>): Promise<void> {
-  const sim = await startSimulator({
-    seed: 31,
-    exportDurationMs: 100,
-    tokenLifetimeSeconds: 2,
-    quests: [
-      {id: A, rows: 40, firstCreatedAt: new Date(Date.now() - 10 * 86_400_000).toISOString()},
-      {id: SLOW, rows: 5, exportDurationMs: 600_000},
-      {id: FORBIDDEN, rows: 5, forbidden: true},
-    ],
-  });
-  try {
-    await fn(sim, tempDir());
-  } finally {
-    await sim.close();
-  }
+function withSim(fn: (world: World) => Promise<void>): Promise<void> {
+  return withWorld(
+    {
+      seed: 31,
+      exportDurationMs: 100,
+      tokenLifetimeSeconds: 2,
+      quests: [
+        {id: A, rows: 40, firstCreatedAt: new Date(Date.now() - 10 * 86_400_000).toISOString()},
+        {id: SLOW, rows: 5, exportDurationMs: 600_000},
+        {id: FORBIDDEN, rows: 5, forbidden: true},
+      ],
+    },
+    fn
+  );
 }
 
 describe('secrets and stuck exports', () => {
   test.concurrent(
     'no client secret or access token appears anywhere in the output of a faulty debug-level run',
     () =>
-      withSim(async (sim, dir) => {
-        const env = {LOG_LEVEL: 'debug'};
+      withSim(async ({sim, ...world}) => {
+        const debug = {logLevel: 'debug'} as const;
         const config = simConfig(sim, {
           quest_ids: [A, FORBIDDEN],
           window_days: 2,
           start_date: new Date(Date.now() - 12 * 86_400_000).toISOString(),
         });
-        const configFile = writeJson(dir, 'config.json', config);
+        const configFile = world.file(config);
         let output = '';
-        const check = await runConnector(['check', '--config', configFile], env);
+        const check = await world.run(['check', '--config', configFile], debug);
         output += check.stdout + check.stderr;
-        const discover = await runConnector(
-          ['discover', '--config', writeJson(dir, 'a.json', simConfig(sim, {quest_ids: [A]}))],
-          env
-        );
+        const discover = await world.run(['discover', '--config', world.config({quest_ids: [A]})], debug);
         output += discover.stdout + discover.stderr;
         const catalog = configuredCatalog(discover.messages, 'incremental') as {streams: {stream: {name: string}}[]};
         catalog.streams.push({
@@ -51,21 +45,18 @@ describe('secrets and stuck exports', () => {
           stream: {...catalog.streams[0].stream, name: streamOf(FORBIDDEN)},
         });
         sim.setFaults({serverErrorRate: 0.1, exportErrorRate: 0.2, truncatedDownloadRate: 0.2, goneRate: 0.1});
-        const read = await runConnector(
-          ['read', '--config', configFile, '--catalog', writeJson(dir, 'catalog.json', catalog)],
-          env
-        );
+        const read = await world.run(['read', '--config', configFile, '--catalog', world.file(catalog)], debug);
         sim.setFaults({});
         output += read.stdout + read.stderr;
-        const badSecret = await runConnector(
+        const badSecret = await world.run(
           [
             'read',
             '--config',
-            writeJson(dir, 'bad.json', {...config, client_secret: 'another-secret-456'}),
+            world.file({...config, client_secret: 'another-secret-456'}),
             '--catalog',
-            writeJson(dir, 'catalog.json', catalog),
+            world.file(catalog),
           ],
-          env
+          debug
         );
         output += badSecret.stdout + badSecret.stderr;
 
@@ -85,22 +76,12 @@ describe('secrets and stuck exports', () => {
   test.concurrent(
     'an export stuck beyond export_timeout_minutes fails its stream clearly and the others still sync',
     () =>
-      withSim(async (sim, dir) => {
-        const config = simConfig(sim, {quest_ids: [SLOW, A], export_timeout_minutes: 0.05});
-        const discover = await runConnector([
-          'discover',
-          '--config',
-          writeJson(dir, 'a2.json', simConfig(sim, {quest_ids: [A]})),
-        ]);
+      withSim(async (world) => {
+        const config = world.config({quest_ids: [SLOW, A], export_timeout_minutes: 0.05});
+        const discover = await world.run(['discover', '--config', world.config({quest_ids: [A]})]);
         const catalog = configuredCatalog(discover.messages, 'full_refresh') as {streams: {stream: {name: string}}[]};
         catalog.streams.unshift({...catalog.streams[0], stream: {...catalog.streams[0].stream, name: streamOf(SLOW)}});
-        const result = await runConnector([
-          'read',
-          '--config',
-          writeJson(dir, 'slow.json', config),
-          '--catalog',
-          writeJson(dir, 'slow-cat.json', catalog),
-        ]);
+        const result = await world.run(['read', '--config', config, '--catalog', world.file(catalog)]);
         expect(result.invalid).toEqual([]);
         expect(result.code).toBe(1);
         const errors = errorTraces(result.messages);

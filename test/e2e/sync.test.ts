@@ -1,20 +1,10 @@
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 
-import {configuredCatalog, simConfig, streamOf} from '../helpers/fixtures';
-import {
-  records,
-  runConnector,
-  stateFile,
-  states,
-  statusesByStream,
-  tempDir,
-  writeJson,
-  RunResult,
-  RecordMessage,
-} from '../helpers/connector';
+import {configuredCatalog, startWorld, streamOf, World} from '../helpers/fixtures';
+import {records, stateFile, states, statusesByStream, RunResult, RecordMessage} from '../helpers/connector';
 import {warehouseNames} from '../../src/sync/streams/column-names';
-import {Simulator, startSimulator} from '../../simulator';
+import {Simulator} from '../../simulator';
 
 const SETTINGS = {
   exportType: 'CSV',
@@ -49,13 +39,14 @@ function expectValid(result: RunResult): void {
   expect(result.invalid).toEqual([]);
 }
 
-describe('a full sync against the simulator, through bin/main', () => {
+describe('a full sync against the simulator, through the command line', () => {
+  let world: World;
   let sim: Simulator;
-  let dir: string;
   let configFile: string;
+  const runConnector = (args: string[]): Promise<RunResult> => world.run(args);
 
   beforeAll(async () => {
-    sim = await startSimulator({
+    world = await startWorld({
       seed: 7,
       exportDurationMs: 150,
       quests: [
@@ -72,10 +63,10 @@ describe('a full sync against the simulator, through bin/main', () => {
         },
       ],
     });
-    dir = tempDir();
-    configFile = writeJson(dir, 'config.json', simConfig(sim));
+    sim = world.sim;
+    configFile = world.config();
   });
-  afterAll(() => sim.close());
+  afterAll(() => world.close());
 
   test('spec, check, discover, full refresh and three incremental reads deliver every row exactly once', async () => {
     const spec = await runConnector(['spec']);
@@ -124,7 +115,7 @@ describe('a full sync against the simulator, through bin/main', () => {
       '--config',
       configFile,
       '--catalog',
-      writeJson(dir, 'full.json', configuredCatalog(discover.messages, 'full_refresh')),
+      world.file(configuredCatalog(discover.messages, 'full_refresh')),
     ]);
     expectValid(full);
     expect(full.code).toBe(0);
@@ -141,7 +132,7 @@ describe('a full sync against the simulator, through bin/main', () => {
     expect(statusesByStream(full.messages)[COLUMNS]).toEqual(['STARTED', 'RUNNING', 'COMPLETE']);
 
     // Incremental: first read, then new responses, twice.
-    const incCatalog = writeJson(dir, 'inc.json', configuredCatalog(discover.messages, 'incremental'));
+    const incCatalog = world.file(configuredCatalog(discover.messages, 'incremental'));
     const seen = new Map<string, number>();
     let state: ReturnType<typeof stateFile> = [];
     const cursors = new Map<string, string>();
@@ -152,7 +143,7 @@ describe('a full sync against the simulator, through bin/main', () => {
         await new Promise((r) => setTimeout(r, 50));
       }
       const args = ['read', '--config', configFile, '--catalog', incCatalog];
-      if (round > 0) args.push('--state', writeJson(dir, `state${round}.json`, state));
+      if (round > 0) args.push('--state', world.file(state));
       const inc = await runConnector(args);
       expectValid(inc);
       expect(inc.code).toBe(0);
@@ -189,7 +180,7 @@ describe('a full sync against the simulator, through bin/main', () => {
       expect(delivered.length).toBe(expected.size);
       expect(delivered.every(([, n]) => n === 1)).toBe(true);
     }
-  }, 240_000); // A hang guard: 8-11 s alone; this file took 125-136 s at load averages of 15-34.
+  }, 240_000); // A hang guard.
 
   test('a state in the future yields no records and a state message per stream', async () => {
     const discover = await runConnector(['discover', '--config', configFile]);
@@ -202,9 +193,9 @@ describe('a full sync against the simulator, through bin/main', () => {
       '--config',
       configFile,
       '--catalog',
-      writeJson(dir, 'inc-future.json', configuredCatalog(discover.messages, 'incremental')),
+      world.file(configuredCatalog(discover.messages, 'incremental')),
       '--state',
-      writeJson(dir, 'future.json', future),
+      world.file(future),
     ]);
     expectValid(result);
     expect(result.code).toBe(0);
@@ -217,13 +208,13 @@ describe('a full sync against the simulator, through bin/main', () => {
   });
   test('columns added since discover (respondent information switched on) are emitted, and the log says Airbyte drops them until a schema refresh', async () => {
     const discover = await runConnector(['discover', '--config', configFile]);
-    const wider = writeJson(dir, 'wider.json', simConfig(sim, {include_respondent_information: true}));
+    const wider = world.config({include_respondent_information: true});
     const result = await runConnector([
       'read',
       '--config',
       wider,
       '--catalog',
-      writeJson(dir, 'narrow.json', configuredCatalog(discover.messages, 'full_refresh')),
+      world.file(configuredCatalog(discover.messages, 'full_refresh')),
     ]);
     expectValid(result);
     expect(result.code).toBe(0);

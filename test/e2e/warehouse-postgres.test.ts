@@ -1,8 +1,8 @@
-// bin/main's output loaded into a real PostgreSQL server the way Airbyte's Postgres destination loads it
-// (test/helpers/postgres.ts), for Norwegian, German and long multiple-choice headers, before and after a
+// bin/main's output loaded into a real PostgreSQL (PGlite, test/helpers/postgres.ts) the way Airbyte's Postgres
+// destination loads it, for Norwegian, German and long multiple-choice headers, before and after a
 // question is inserted into the running surveys: every cell lands in its own question's column, keeps
 // doing so after the edit, and the `columns` table names the header of every answer column. Then the
-// `combined` layout into a second database: `answers` as jsonb, every cell under its header text.
+// `combined` layout into a second schema: `answers` as jsonb, every cell under its header text.
 // The PostgreSQL queries of docs/warehouse-sql.md are run here verbatim.
 
 import fs from 'fs';
@@ -12,7 +12,7 @@ import {answerKeys} from '../../src/sync/streams/responses-stream';
 import {errorTraces, records, runConnector, stateFile, tempDir, writeJson} from '../helpers/connector';
 import {destinationColumns} from '../helpers/destinations';
 import {configuredCatalog, simConfig, streamOf} from '../helpers/fixtures';
-import {ConfiguredStream, loadSync, Postgres, startPostgres, StreamLoad} from '../helpers/postgres';
+import {ConfiguredStream, Database, loadSync, Postgres, startPostgres, StreamLoad} from '../helpers/postgres';
 import {AirbyteMessageJson} from '../helpers/protocol';
 import {ExportSettings, Simulator, startSimulator} from '../../simulator';
 
@@ -129,7 +129,7 @@ const DOC_QUERIES = new Map(
 );
 
 /** The rows of a documented query, run as the page shows it (pg.rows wraps it, so without its `;`). */
-async function docQuery(db: Postgres, name: string): Promise<Record<string, unknown>[]> {
+async function docQuery(db: Database, name: string): Promise<Record<string, unknown>[]> {
   const query = DOC_QUERIES.get(name);
   if (query === undefined) throw new Error(`docs/warehouse-sql.md has no query marked "tested: ${name}"`);
   return db.rows(query.trim().replace(/;$/, ''));
@@ -336,7 +336,7 @@ describe('loaded into PostgreSQL as Airbyte loads it', () => {
 
 describe('the combined layout loaded into PostgreSQL as Airbyte loads it', () => {
   const ALL = [...QUESTS, REPEATS];
-  let db: Postgres;
+  let db: Database;
 
   /** Every row of the quests' truth, keyed by quest and response id, with its answers keyed as the connector keys them. */
   function truthRows(): Map<string, {questId: string; answers: [string, string | null][]}> {
@@ -445,5 +445,38 @@ describe('the combined layout loaded into PostgreSQL as Airbyte loads it', () =>
       return answers[at]?.[1] !== r.answer || headerOf(r) !== header;
     });
     expect(wrong.slice(0, 5)).toEqual([]);
+  });
+});
+
+describe('the loader', () => {
+  test('a date-time that does not cast to timestamptz is nulled and counted as a failed cast', async () => {
+    const db = await pg.database('casts');
+    const catalog: Catalog = {
+      streams: [
+        {
+          stream: {
+            name: 'casts',
+            json_schema: {properties: {id: {type: 'string'}, at: {type: 'string', format: 'date-time'}}},
+            source_defined_primary_key: [['id']],
+          },
+          destination_sync_mode: 'append_dedup',
+        },
+      ],
+    };
+    const record = (id: string, at: string): AirbyteMessageJson => ({
+      type: 'RECORD',
+      record: {stream: 'casts', data: {id, at}},
+    });
+    const loads = await loadSync(db, catalog, [
+      record('1', '2024-03-01T10:00:00.123+02:00'),
+      record('2', '2024-02-30T00:00:00Z'),
+      record('3', 'not a date'),
+    ]);
+    expect(loads.get('casts')?.failedCasts).toBe(2);
+    expect(await db.rows('SELECT id, at FROM casts ORDER BY id')).toEqual([
+      {id: '1', at: '2024-03-01T08:00:00.123+00:00'},
+      {id: '2', at: null},
+      {id: '3', at: null},
+    ]);
   });
 });

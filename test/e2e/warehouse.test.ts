@@ -7,15 +7,14 @@ import {
   errorTraces,
   records,
   RecordMessage,
-  runConnector,
+  RunResult,
   stateFile,
   states,
   statusesByStream,
-  tempDir,
   writeJson,
 } from '../helpers/connector';
-import {configuredCatalog, simCatalog, simConfig, streamOf} from '../helpers/fixtures';
-import {Simulator, startSimulator} from '../../simulator';
+import {configuredCatalog, simCatalog, simConfig, startWorld, streamOf, World} from '../helpers/fixtures';
+import {Simulator} from '../../simulator';
 
 const DAY = 86_400_000;
 const A = '5a5a5a5a-0000-4000-8000-000000000001';
@@ -39,11 +38,13 @@ function fieldSelection(record: RecordMessage, catalog: {streams: CatalogStream[
   return Object.fromEntries(Object.entries(record.record.data).filter(([key]) => listed.has(key)));
 }
 
+let world: World;
 let sim: Simulator;
 let dir: string;
+const runConnector = (args: string[]): Promise<RunResult> => world.run(args);
 
 beforeAll(async () => {
-  sim = await startSimulator({
+  world = await startWorld({
     seed: 17,
     exportDurationMs: 60,
     quests: [
@@ -67,11 +68,9 @@ beforeAll(async () => {
       },
     ],
   });
-  dir = tempDir();
+  ({sim, dir} = world);
 });
-afterAll(async () => {
-  await sim.close();
-});
+afterAll(() => world.close());
 
 describe('what lands in the warehouse', () => {
   test.concurrent(

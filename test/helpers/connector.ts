@@ -1,8 +1,11 @@
-import {spawn} from 'child_process';
-import fs from 'fs';
-import os from 'os';
+import {ChildProcess, spawn} from 'child_process';
+import {AirbyteLogLevel} from 'faros-airbyte-cdk/lib/protocol';
 import path from 'path';
+import {Writable} from 'stream';
 
+import {Runtime, systemRuntime} from '../../src/core/runtime';
+import {mainCommand} from '../../src/index';
+import {Host, StopSignal} from '../../src/protocol/cli';
 import {AirbyteMessageJson, messageErrors} from './protocol';
 
 export const MAIN = path.resolve(__dirname, '..', '..', 'bin', 'main');
@@ -16,48 +19,226 @@ export interface RunResult {
   invalid: string[];
 }
 
-const created: string[] = [];
+export {removeTempDirs, tempDir, writeJson} from './temp';
 
-/** A fresh folder in the system's temp dir, removed when the test file ends (see test/setup.ts). */
-export function tempDir(prefix = 'questback-test-'): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-  created.push(dir);
-  return dir;
+/** Splits output into lines as it arrives, each timed on `clock`, and wakes whoever waits for one. */
+class Lines {
+  readonly lines: LiveLine[] = [];
+  readonly chunks: Buffer[] = [];
+  readonly waiters = new Set<() => void>();
+  private partial = '';
+
+  constructor(private readonly clock: () => number) {}
+
+  add(chunk: Buffer): void {
+    this.chunks.push(chunk);
+    const parts = (this.partial + chunk.toString('utf8')).split('\n');
+    this.partial = parts.pop() ?? '';
+    const at = this.clock();
+    for (const line of parts) if (line !== '') this.lines.push({at, line});
+    this.wake();
+  }
+
+  end(): void {
+    if (this.partial !== '') this.lines.push({at: this.clock(), line: this.partial});
+    this.partial = '';
+    this.wake();
+  }
+
+  get text(): string {
+    return Buffer.concat(this.chunks).toString('utf8');
+  }
+
+  private wake(): void {
+    for (const wake of [...this.waiters]) wake();
+  }
 }
 
-export function removeTempDirs(): void {
-  for (const dir of created.splice(0)) fs.rmSync(dir, {recursive: true, force: true});
+/** A live run: its stdout lines as they come, a way to signal it, and its result. */
+function liveRun(
+  lines: Lines,
+  startedAt: number,
+  kill: (signal: NodeJS.Signals) => void,
+  done: Promise<LiveResult>
+): LiveRun {
+  const parse = (line: string): AirbyteMessageJson | undefined => {
+    try {
+      return JSON.parse(line);
+    } catch {
+      return undefined;
+    }
+  };
+  const live: LiveRun = {
+    startedAt,
+    lines: lines.lines,
+    kill,
+    waitForLine(match, timeoutMs) {
+      return new Promise((resolve) => {
+        let checked = 0;
+        const check = (): void => {
+          for (; checked < lines.lines.length; checked++) {
+            const message = parse(lines.lines[checked].line);
+            if (message && match(message)) return finish(lines.lines[checked]);
+          }
+          if (live.exitedAt !== undefined) finish(undefined);
+        };
+        const deadline = setTimeout(() => finish(undefined), timeoutMs);
+        const finish = (line: LiveLine | undefined): void => {
+          clearTimeout(deadline);
+          lines.waiters.delete(check);
+          resolve(line);
+        };
+        lines.waiters.add(check);
+        check();
+      });
+    },
+    done: done.then((result) => {
+      live.exitedAt = result.exitedAt;
+      lines.end();
+      return result;
+    }),
+  };
+  return live;
 }
 
-export function writeJson(dir: string, name: string, value: unknown): string {
-  const file = path.join(dir, name);
-  fs.writeFileSync(file, typeof value === 'string' ? value : JSON.stringify(value));
-  return file;
+/** The runs in progress that hear of Node's process warnings: one listener for all, however many run at once. */
+const warningListeners = new Set<(warning: Error) => void>();
+const onWarning = (warning: Error): void => warningListeners.forEach((listener) => listener(warning));
+
+function watchWarnings(listener: (warning: Error) => void): () => void {
+  if (warningListeners.size === 0) process.on('warning', onWarning);
+  warningListeners.add(listener);
+  return () => {
+    warningListeners.delete(listener);
+    if (warningListeners.size === 0) process.off('warning', onWarning);
+  };
+}
+
+export interface InProcessOptions {
+  /** The connector's clock: a TestClock shared with the simulator makes its waits take no real time. */
+  runtime?: Runtime;
+  /** LOG_LEVEL for this run (default info). */
+  logLevel?: 'trace' | 'debug' | 'info' | 'warn' | 'error';
+  /** Sends SIGTERM after this many real ms, so that a hang fails its test instead of jest (default 60 s). */
+  killAfterMs?: number;
 }
 
 /**
- * Runs bin/main as a subprocess (asynchronously, so an in-process simulator keeps serving) and
- * checks every stdout line against the protocol schema.
+ * Runs a command of the connector in this process (mainCommand, as bin/main runs it) and returns
+ * at once: stdout is collected line by line, each line timed on the run's clock. `kill('SIGTERM')`
+ * or `kill('SIGINT')` stops a read as the signal would; only a process can be SIGKILLed.
  */
-export function runConnector(args: string[], env: Record<string, string> = {}): Promise<RunResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [MAIN, ...args], {
-      env: {...process.env, ...env},
-      stdio: ['ignore', 'pipe', 'pipe'],
+export function startConnector(args: string[], options: InProcessOptions = {}): LiveRun {
+  const runtime = options.runtime ?? systemRuntime;
+  const lines = new Lines(() => runtime.now());
+  const out = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      lines.add(chunk);
+      callback();
+    },
+  });
+  let stderr = '';
+  let exitCode: number | undefined;
+  let exited: number | undefined;
+  const stopListeners = new Set<(signal: StopSignal) => void>();
+  const host: Host = {
+    setExitCode: (code) => void (exitCode = code),
+    exit: (code) => void (exited ??= code),
+    stderr: (text) => void (stderr += text),
+    onStop(listener) {
+      stopListeners.add(listener);
+      return () => stopListeners.delete(listener);
+    },
+    worker: false,
+  };
+  // What Node would print on a process's stderr (MaxListenersExceededWarning...) is this run's stderr.
+  const stopWatching = watchWarnings((warning) => void (stderr += `${warning.name}: ${warning.message}\n`));
+  let killed = false;
+  const kill = (signal: NodeJS.Signals): void => {
+    if (signal !== 'SIGTERM' && signal !== 'SIGINT')
+      throw new Error(`an in-process run takes SIGTERM or SIGINT, not ${signal}: use startBinMain`);
+    for (const listener of [...stopListeners]) listener(signal);
+  };
+  const guard = setTimeout(() => {
+    killed = true;
+    kill('SIGTERM');
+  }, options.killAfterMs ?? 60_000);
+  const level = options.logLevel && AirbyteLogLevel[options.logLevel.toUpperCase() as keyof typeof AirbyteLogLevel];
+  const startedAt = runtime.now();
+  const done = mainCommand({runtime, out, host, logLevel: level})
+    .parseAsync(args, {from: 'user'})
+    // As bin/main ends (its own code, which must run without lib/): commander's usage errors are
+    // explained already; anything else in one line on stderr, the stack only at debug level.
+    .then(
+      () => exited ?? exitCode ?? 0,
+      (err: {code?: unknown; exitCode?: unknown; stack?: string; message?: string}) => {
+        if (err && err.code && String(err.code).startsWith('commander.'))
+          return exited ?? (typeof err.exitCode === 'number' ? err.exitCode : 2);
+        const debug = options.logLevel === 'debug' || options.logLevel === 'trace';
+        const text = debug && err && err.stack ? err.stack : String((err && err.message) || err).split('\n')[0];
+        stderr += `bin/main: ${text}\n`;
+        return exited ?? 1;
+      }
+    )
+    .then((code) => {
+      clearTimeout(guard);
+      stopWatching();
+      lines.end();
+      const result = collect(code, lines.text, stderr);
+      return {...result, signal: null, exitedAt: runtime.now(), killed};
     });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (d: Buffer) => out.push(d));
-    child.stderr.on('data', (d: Buffer) => err.push(d));
+  return liveRun(lines, startedAt, kill, done);
+}
+
+/** Runs a command of the connector in this process and checks every stdout line against the protocol schema. */
+export async function runConnector(args: string[], options: InProcessOptions = {}): Promise<RunResult> {
+  const {code, stdout, stderr, messages, invalid} = await startConnector(args, options).done;
+  return {code, stdout, stderr, messages, invalid};
+}
+
+/**
+ * Runs bin/main as a process of its own, for what only a process shows (signals, SIGKILL, a closed
+ * stdout, exit codes, peak memory); like startConnector otherwise. The process is killed after
+ * `killAfterMs` so that a hanging connector fails its test instead of jest.
+ */
+export function startBinMain(
+  args: string[],
+  options: {env?: Record<string, string>; killAfterMs?: number} = {}
+): LiveRun & {child: ChildProcess} {
+  const child = spawn(process.execPath, [MAIN, ...args], {
+    env: {...process.env, ...options.env},
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const startedAt = Date.now();
+  const lines = new Lines(() => Date.now());
+  const err: Buffer[] = [];
+  child.stdout?.on('data', (d: Buffer) => lines.add(d));
+  child.stderr?.on('data', (d: Buffer) => err.push(d));
+  let killed = false;
+  const timer = setTimeout(() => {
+    killed = true;
+    child.kill('SIGKILL');
+  }, options.killAfterMs ?? 60_000);
+  const done = new Promise<LiveResult>((resolve, reject) => {
     child.on('error', reject);
-    child.on('close', (code) => {
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      const exitedAt = Date.now();
+      lines.end();
       try {
-        resolve(collect(code, Buffer.concat(out).toString('utf8'), Buffer.concat(err).toString('utf8')));
+        resolve({...collect(code, lines.text, Buffer.concat(err).toString('utf8')), signal, exitedAt, killed});
       } catch (e) {
         reject(e);
       }
     });
   });
+  return {...liveRun(lines, startedAt, (signal) => void child.kill(signal), done), child};
+}
+
+/** Runs bin/main as a process of its own (see startBinMain) to its end. */
+export async function runBinMain(args: string[], env: Record<string, string> = {}): Promise<RunResult> {
+  const {code, stdout, stderr, messages, invalid} = await startBinMain(args, {env}).done;
+  return {code, stdout, stderr, messages, invalid};
 }
 
 /** Parses the connector's stdout and checks every line against the protocol. */
@@ -104,6 +285,14 @@ export const traces = (m: AirbyteMessageJson[]): TraceMessage[] => ofType<TraceM
 export const errorTraces = (m: AirbyteMessageJson[]): TraceMessage[] =>
   traces(m).filter((t) => t.trace.type === 'ERROR');
 
+/** The values that occur more than once, each once (in linear time: a read may hold tens of thousands). */
+export function repeated(values: readonly string[]): string[] {
+  const seen = new Set<string>();
+  const twice = new Set<string>();
+  for (const value of values) (seen.has(value) ? twice : seen).add(value);
+  return [...twice];
+}
+
 /** Milliseconds per unit of the durations the connector writes (core/time.ts formatDuration). */
 const UNIT_MS: Record<string, number> = {ms: 1, s: 1000, min: 60_000, h: 3_600_000, d: 86_400_000};
 
@@ -139,110 +328,30 @@ export function stateFile(m: AirbyteMessageJson[], previous: StateMessage['state
   return [...last.values()];
 }
 
-/** One stdout line of a live run and when it arrived (Date.now()). */
+/** One stdout line of a live run and when it arrived, on the run's clock. */
 export interface LiveLine {
   at: number;
   line: string;
 }
 
 export interface LiveResult extends RunResult {
+  /** The signal a process was ended by (null in-process). */
   signal: NodeJS.Signals | null;
   exitedAt: number;
-  /** The run was killed after `killAfterMs`. */
+  /** The run was ended by the test after `killAfterMs`. */
   killed: boolean;
 }
 
-/** A connector process whose stdout is watched line by line as it arrives. */
+/** A connector run whose stdout is watched line by line as it arrives. */
 export interface LiveRun {
-  child: ReturnType<typeof spawn>;
   startedAt: number;
   lines: LiveLine[];
   exitedAt?: number;
   /** The first stdout line (already seen or still to come) whose parsed message satisfies `match`; undefined on timeout or exit. */
   waitForLine(match: (message: AirbyteMessageJson) => boolean, timeoutMs: number): Promise<LiveLine | undefined>;
+  /** Sends the run a signal. */
+  kill(signal: NodeJS.Signals): void;
   done: Promise<LiveResult>;
-}
-
-/**
- * Like runConnector, but returns at once: stdout is read incrementally (each line timed), and the
- * process is killed after `killAfterMs` so that a hanging connector fails its test instead of jest.
- */
-export function startConnector(
-  args: string[],
-  options: {env?: Record<string, string>; killAfterMs?: number} = {}
-): LiveRun {
-  const child = spawn(process.execPath, [MAIN, ...args], {
-    env: {...process.env, ...options.env},
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const startedAt = Date.now();
-  const lines: LiveLine[] = [];
-  const out: Buffer[] = [];
-  const err: Buffer[] = [];
-  const waiters = new Set<() => void>();
-  let partial = '';
-  let killed = false;
-  const parse = (line: string): AirbyteMessageJson | undefined => {
-    try {
-      return JSON.parse(line);
-    } catch {
-      return undefined;
-    }
-  };
-  child.stdout.on('data', (d: Buffer) => {
-    out.push(d);
-    const parts = (partial + d.toString('utf8')).split('\n');
-    partial = parts.pop() ?? '';
-    const at = Date.now();
-    for (const line of parts) if (line !== '') lines.push({at, line});
-    for (const wake of [...waiters]) wake();
-  });
-  child.stderr.on('data', (d: Buffer) => err.push(d));
-  const timer = setTimeout(() => {
-    killed = true;
-    child.kill('SIGKILL');
-  }, options.killAfterMs ?? 60_000);
-  const live: LiveRun = {
-    child,
-    startedAt,
-    lines,
-    waitForLine(match, timeoutMs) {
-      return new Promise((resolve) => {
-        let checked = 0;
-        const check = (): void => {
-          for (; checked < lines.length; checked++) {
-            const message = parse(lines[checked].line);
-            if (message && match(message)) return finish(lines[checked]);
-          }
-          if (live.exitedAt !== undefined) finish(undefined);
-        };
-        const deadline = setTimeout(() => finish(undefined), timeoutMs);
-        const finish = (line: LiveLine | undefined): void => {
-          clearTimeout(deadline);
-          waiters.delete(check);
-          resolve(line);
-        };
-        waiters.add(check);
-        check();
-      });
-    },
-    done: new Promise((resolve, reject) => {
-      child.on('error', reject);
-      child.on('close', (code, signal) => {
-        clearTimeout(timer);
-        live.exitedAt = Date.now();
-        if (partial !== '') lines.push({at: live.exitedAt, line: partial});
-        for (const wake of [...waiters]) wake();
-        try {
-          const result = collect(code, Buffer.concat(out).toString('utf8'), Buffer.concat(err).toString('utf8'));
-          resolve({...result, signal, exitedAt: live.exitedAt, killed});
-        } catch (e) {
-          reject(e);
-        }
-      });
-    }),
-  };
-  return live;
 }
 
 /**

@@ -1,5 +1,5 @@
-// An in-memory export API and clock for unit tests of the sync core: exports answer instantly on a
-// virtual clock, and each test scripts what goes wrong with which export or download.
+// The export API and a clock for unit tests of the sync core: the simulator's engine driven directly
+// on a virtual clock, and each test scripts what goes wrong with which export or download.
 
 import {AirbyteLogLevel} from 'faros-airbyte-cdk/lib/protocol';
 import {PassThrough} from 'stream';
@@ -13,6 +13,7 @@ import {TimeWindow} from '../../src/core/time';
 import {ConnectorLogger} from '../../src/protocol/logger';
 import {MessageWriter} from '../../src/protocol/output';
 import {RowWriter, shapeRecord, StreamRef, StreamStatus, SyncOutput} from '../../src/sync/output-port';
+import {createEngine, csvText, ExportOutcome, SimulatorEngine} from '../../simulator';
 
 /** A seeded pseudo-random generator (mulberry32): the same seed, the same test. */
 export function prng(seed: number): () => number {
@@ -50,7 +51,9 @@ export function quietLogger(level = AirbyteLogLevel.ERROR): ConnectorLogger {
 }
 
 export interface FakeExport {
+  /** `e1`, `e2`, ... in order of creation (the simulator's export id is `exportId`). */
   id: string;
+  exportId: string;
   questId: string;
   window: TimeWindow;
   rows: number;
@@ -60,17 +63,16 @@ export interface FakeExport {
   outcome: 'ok' | 'error' | 'stuck' | 'vanish';
 }
 
+/** What goes wrong, decided per export or per download (n counts the downloads of this export from 1). */
 export interface FakeScript {
   /** How a new export ends (default ok). */
   outcome?(e: FakeExport, n: number): FakeExport['outcome'];
-  /** Bytes after which a download is cut off, if it is (n counts the downloads of this export from 1). */
+  /** Bytes after which a download is cut off, if it is. */
   cutAfter?(e: FakeExport, n: number, size: number): number | undefined;
-  /** A download that answers 410. */
+  /** A download that answers 410: the export is deleted. */
   gone?(e: FakeExport, n: number): boolean;
   /** Replaces a download's rows (to make a file differ from an earlier download of it). */
   alter?(e: FakeExport, n: number, rows: string[][]): string[][];
-  /** Polls before an export completes (default 1). */
-  polls?: number;
   /** A download that goes silent for this long (on the virtual clock) before it is cut off. */
   stallMs?(e: FakeExport, n: number): number | undefined;
 }
@@ -105,45 +107,69 @@ class MemoryFile implements ExportFile {
   close(): void {}
 }
 
-/** The export API over a fixed set of rows of one or more quests, each row `[id, created ISO, answer]`. */
+const OUTCOMES: Record<FakeExport['outcome'], ExportOutcome> = {
+  ok: 'ok',
+  error: 'error',
+  stuck: 'stuck',
+  vanish: 'vanished',
+};
+
+/**
+ * The export API of the simulator's engine (createEngine), called directly rather than over HTTP,
+ * on the test's virtual clock: the quests are tables of rows `[id, created ISO, answer]`, exports
+ * are the engine's (its windows, files and states), and `script` decides what goes wrong with
+ * which export or download, as a hostile service would.
+ */
 export class FakeExportApi implements ExportApi {
   readonly header = ['Response ID', 'Created', 'Answer'];
   readonly exports: FakeExport[] = [];
-  /** Largest number of exports generated or awaiting download at once, as seen by the slots spy. */
-  private next = 1;
+  private readonly engine: SimulatorEngine;
 
   constructor(
-    private readonly rows: Map<string, number[]>,
+    rows: Map<string, number[]>,
     private readonly rt: Runtime,
     private readonly script: FakeScript = {}
-  ) {}
+  ) {
+    const quests = [...rows.keys()].map((id) => ({
+      id,
+      table: {header: this.header, rows: FakeExportApi.rows(id, rows.get(id) ?? [])},
+    }));
+    // Generated at once: a test may drive the sync on a clock of its own, which the engine does not see.
+    this.engine = createEngine({clock: rt, files: 'memory', exportDurationMs: 0, quests});
+  }
+
+  /** A quest's rows, each `[id, created ISO, answer]`: empty answers, quotes and separators included. */
+  private static rows(questId: string, times: number[]): string[][] {
+    return times.map((t, i) => [
+      `${questId.slice(0, 4)}-${i}`,
+      new Date(t).toISOString(),
+      i % 3 === 0 ? '' : `answer "${i}" | ok`,
+    ]);
+  }
 
   /** The rows of the quest created in (since, until], as the CSV has them. */
   rowsOf(questId: string, window?: TimeWindow): string[][] {
-    const times = this.rows.get(questId) ?? [];
-    return times
-      .map((t, i) => ({t, i}))
-      .filter(({t}) => !window || (t > window.since && t <= window.until))
-      .map(({t, i}) => [
-        `${questId.slice(0, 4)}-${i}`,
-        new Date(t).toISOString(),
-        i % 3 === 0 ? '' : `answer "${i}" | ok`,
-      ]);
+    return window ? this.engine.exportRows(questId, window) : this.engine.groundTruth(questId).rows;
   }
 
   async createExport(questId: string, window: TimeWindow, signal?: AbortSignal): Promise<CreateResult> {
     if (signal?.aborted) throw new Cancelled();
     const e: FakeExport = {
-      id: `e${this.next++}`,
+      id: `e${this.exports.length + 1}`,
+      exportId: '',
       questId,
       window,
-      rows: this.rowsOf(questId, window).length,
-      createdAt: this.rt.now(),
+      rows: 0,
+      createdAt: 0,
       polls: 0,
       downloads: 0,
       outcome: 'ok',
     };
+    e.rows = this.rowsOf(questId, window).length;
     e.outcome = this.script.outcome?.(e, this.exports.length + 1) ?? 'ok';
+    const created = this.engine.createExport(questId, window, OUTCOMES[e.outcome]);
+    e.exportId = created.exportId;
+    e.createdAt = Date.parse(created.createdAt);
     this.exports.push(e);
     return {kind: 'created', exportId: e.id};
   }
@@ -152,23 +178,34 @@ export class FakeExportApi implements ExportApi {
     if (signal?.aborted) throw new Cancelled();
     const e = this.find(exportId);
     e.polls++;
-    if (e.outcome === 'vanish') return {kind: 'vanished', httpStatus: 404};
-    if (e.polls <= (this.script.polls ?? 1) || e.outcome === 'stuck')
-      return {kind: 'running', status: 'PENDING', known: true};
-    if (e.outcome === 'error') return {kind: 'failed', status: 'ERROR'};
-    return {kind: 'completed', downloadUrl: `mem://${exportId}`};
+    const state = this.engine.exportState(e.exportId);
+    switch (state) {
+      case 'VANISHED':
+        return {kind: 'vanished', httpStatus: 404};
+      case 'GONE':
+        return {kind: 'vanished', httpStatus: 410};
+      case 'ERROR':
+        return {kind: 'failed', status: state};
+      case 'COMPLETED':
+        return {kind: 'completed', downloadUrl: `engine://${exportId}`};
+      default:
+        return {kind: 'running', status: state, known: true};
+    }
   }
 
-  async openDownload(questId: string, exportId: string, _url: string, signal?: AbortSignal): Promise<DownloadResult> {
+  async openDownload(_questId: string, exportId: string, _url: string, signal?: AbortSignal): Promise<DownloadResult> {
     if (signal?.aborted) throw new Cancelled();
     const e = this.find(exportId);
     e.downloads++;
-    if (this.script.gone?.(e, e.downloads)) return {kind: 'gone', httpStatus: 410};
-    let rows = this.rowsOf(questId, e.window);
-    rows = this.script.alter?.(e, e.downloads, rows) ?? rows;
-    const cell = (v: string): string => (/["|\r\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
-    const text = '\uFEFF' + [this.header, ...rows].map((r) => r.map(cell).join('|') + '\r\n').join('');
-    const bytes = Buffer.from(text, 'utf8');
+    if (this.engine.exportState(e.exportId) === 'GONE' || this.script.gone?.(e, e.downloads)) {
+      this.engine.expireExport(e.exportId);
+      return {kind: 'gone', httpStatus: 410};
+    }
+    let bytes = this.engine.exportFile(e.exportId);
+    if (this.script.alter) {
+      const rows = this.rowsOf(e.questId, e.window);
+      bytes = Buffer.from(csvText(this.header, this.script.alter(e, e.downloads, rows)), 'utf8');
+    }
     const stall = this.script.stallMs?.(e, e.downloads);
     const silence = stall === undefined ? undefined : () => this.rt.sleep(stall);
     return {
@@ -177,9 +214,9 @@ export class FakeExportApi implements ExportApi {
     };
   }
 
-  private find(exportId: string): FakeExport {
-    const e = this.exports.find((x) => x.id === exportId);
-    if (!e) throw new Error(`unknown export ${exportId}`);
+  private find(id: string): FakeExport {
+    const e = this.exports.find((x) => x.id === id);
+    if (!e) throw new Error(`unknown export ${id}`);
     return e;
   }
 }

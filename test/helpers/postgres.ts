@@ -1,13 +1,14 @@
 /**
- * For tests: a real PostgreSQL server of the test's own, and a loader that puts `bin/main read` output
+ * For tests: a real PostgreSQL of the test's own, and a loader that puts `bin/main read` output
  * into it the way Airbyte's Postgres destination does.
  *
- * The server: `initdb` and `pg_ctl` from PATH or /usr/lib/postgresql/<version>/bin (`.ci/run` installs
- * Debian's `postgresql` package when they are missing), in a temp folder, trust authentication, no TCP
- * listener: clients connect through the Unix socket in that folder (the port only names the socket,
- * so servers of parallel test files cannot meet). PostgreSQL refuses to run as root; as root the
- * server runs as the `postgres` user (or `nobody`) through `runuser`. Clients use `psql`, which comes
- * with the server binaries: no npm driver is needed for a few statements per sync.
+ * The server: PGlite (`@electric-sql/pglite`, a devDependency), PostgreSQL 18 compiled to WebAssembly,
+ * on a worker thread of the test process. `npm ci` brings it on every platform; no system PostgreSQL,
+ * server user, port or install script is involved, and it runs as whoever runs the tests (a PostgreSQL
+ * server refuses to run as root; CI runs as root). Its data lives in memory and goes with the test. It is
+ * PostgreSQL's own parser, planner, executor and types, so jsonb, timestamptz casts and their failures,
+ * and the 63-byte identifier cut behave as in a server. It serves one session, which is all a loader
+ * needs; a second warehouse is a second schema, as a second Airbyte connection's namespace would be.
  *
  * The loader, from the behaviour described in /work/shared/notes/airbyte-platform-facts.md and
  * test/helpers/destinations.ts (not from Airbyte's code):
@@ -24,125 +25,88 @@
  * - `append_dedup`: one row per primary key, the last record in emitted order wins and replaces the
  *   whole row (a field the record lacks becomes null).
  * Left out: Airbyte's own `_airbyte_*` columns, `_airbyte_meta` (failed casts are only counted),
- * namespaces (everything goes to `public`), and the other destination sync modes.
+ * the other destination sync modes.
  */
 
-import {spawn, spawnSync} from 'child_process';
-import fs from 'fs';
-import net from 'net';
-import os from 'os';
 import path from 'path';
+import {Worker} from 'worker_threads';
 
 import {records} from './connector';
 import {destinationColumns} from './destinations';
 import {AirbyteMessageJson} from './protocol';
 
-export interface Postgres {
-  /** Runs SQL (several statements may follow each other) and returns psql's unaligned output. */
-  sql(script: string): Promise<string>;
+/** One warehouse: a schema of its own, where its tables go and its queries look. */
+export interface Database {
+  /**
+   * Runs SQL, several statements as one transaction (a failing statement undoes them all; so no
+   * BEGIN or COMMIT), and returns the rows of those that return rows, in order.
+   */
+  sql(script: string): Promise<Record<string, unknown>[]>;
   /** The rows of one query, as JSON objects (nulls stay null, timestamptz as ISO text). */
   rows(query: string): Promise<Record<string, unknown>[]>;
-  /** A client of a new, empty database on the same server: a second warehouse beside the first. */
-  database(name: string): Promise<Postgres>;
+}
+
+export interface Postgres extends Database {
+  /** A new, empty schema: a second warehouse beside the first (`public`). */
+  database(name: string): Promise<Database>;
+  /** Ends this PostgreSQL. */
   stop(): Promise<void>;
 }
 
-function binDir(): string {
-  const onPath = spawnSync('sh', ['-c', 'command -v initdb'], {encoding: 'utf8'}).stdout.trim();
-  if (onPath) return path.dirname(fs.realpathSync(onPath));
-  const root = '/usr/lib/postgresql';
-  const versions = fs.existsSync(root) ? fs.readdirSync(root).filter((v) => /^\d+$/.test(v)) : [];
-  const newest = versions.sort((a, b) => Number(b) - Number(a)).find((v) => fs.existsSync(`${root}/${v}/bin/initdb`));
-  if (!newest) throw new Error('PostgreSQL not found (initdb): apt-get install -y postgresql, as .ci/run does');
-  return `${root}/${newest}/bin`;
+/** The worker's answer to request `id`. */
+interface Reply {
+  id: number;
+  result?: unknown;
+  error?: string;
 }
 
-/** As root, the user to run the server as; undefined when not root. */
-function serverUser(): string | undefined {
-  if (process.getuid?.() !== 0) return undefined;
-  return spawnSync('id', ['-u', 'postgres']).status === 0 ? 'postgres' : 'nobody';
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const {port} = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-function run(command: string, args: readonly string[], input?: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, {stdio: ['pipe', 'pipe', 'pipe']});
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (d: Buffer) => out.push(d));
-    child.stderr.on('data', (d: Buffer) => err.push(d));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      if (code === 0) resolve(Buffer.concat(out).toString('utf8'));
-      else reject(new Error(`${path.basename(command)} exited ${code}: ${Buffer.concat(err).toString('utf8')}`));
-    });
-    child.stdin.end(input ?? '');
-  });
-}
-
-/** Starts a fresh server; stop() ends it and removes its folder. */
-export async function startPostgres(): Promise<Postgres> {
-  const bin = binDir();
-  const user = serverUser();
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'questback-pg-'));
-  if (user) spawnSync('chown', ['-R', user, dir]);
-  const asServer = (tool: string, args: string[]) =>
-    user ? run('runuser', ['-u', user, '--', path.join(bin, tool), ...args]) : run(path.join(bin, tool), args);
-  const data = path.join(dir, 'data');
-  const port = await freePort();
-  await asServer('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--no-locale', '--no-sync']);
-  const options = `-p ${port} -k ${dir} -c listen_addresses= -c fsync=off -c synchronous_commit=off -c full_page_writes=off`;
-  await asServer('pg_ctl', ['-D', data, '-o', options, '-l', path.join(dir, 'server.log'), '-w', '-t', '60', 'start']);
-
-  const client = (database: string): Omit<Postgres, 'stop'> => {
-    const psql = (script: string) =>
-      run(
-        path.join(bin, 'psql'),
-        [
-          '-h',
-          dir,
-          '-p',
-          String(port),
-          '-U',
-          'postgres',
-          '-d',
-          database,
-          '-X',
-          '-q',
-          '-A',
-          '-t',
-          '-v',
-          'ON_ERROR_STOP=1',
-        ],
-        script
-      );
-    return {
-      sql: psql,
-      async rows(query: string) {
-        const out = await psql(`SELECT coalesce(json_agg(q), '[]') FROM (${query}) q;`);
-        return JSON.parse(out) as Record<string, unknown>[];
-      },
-      async database(name: string) {
-        await psql(`CREATE DATABASE ${quoteId(name)};`);
-        return {...client(name), stop: () => Promise.resolve()};
-      },
-    };
+/**
+ * Starts a fresh, empty PostgreSQL: PGlite on a worker thread (test/helpers/postgres-worker.mjs). It
+ * returns at once: PostgreSQL starts while the test does other things, and the first request waits for it.
+ */
+export function startPostgres(): Postgres {
+  const worker = new Worker(path.join(__dirname, 'postgres-worker.mjs'));
+  const pending = new Map<number, {resolve(value: unknown): void; reject(error: Error): void}>();
+  /** Why the thread ended, once it has: later requests fail with it at once. */
+  let ended: Error | undefined;
+  const end = (error: Error) => {
+    ended ??= error;
+    for (const call of pending.values()) call.reject(ended);
+    pending.clear();
   };
+  worker.on('error', end);
+  worker.on('exit', (code) => end(new Error(`the PostgreSQL worker thread has ended (exit code ${code})`)));
+  worker.on('message', ({id, result, error}: Reply) => {
+    const call = pending.get(id);
+    pending.delete(id);
+    // The thread keeps the process alive only while it owes an answer: a test that never calls stop() still ends.
+    if (pending.size === 0) worker.unref();
+    if (error === undefined) call?.resolve(result);
+    else call?.reject(new Error(`PostgreSQL: ${error}`));
+  });
+  worker.unref();
+  let next = 0;
+  const request = (message: {op: 'exec' | 'rows'; schema: string; text: string}) =>
+    new Promise<Record<string, unknown>[]>((resolve, reject) => {
+      if (ended) return reject(ended);
+      const id = next++;
+      pending.set(id, {resolve: resolve as (value: unknown) => void, reject});
+      worker.ref();
+      worker.postMessage({id, ...message});
+    });
+  const inSchema = (schema: string): Database => ({
+    sql: (text) => request({op: 'exec', schema: quoteId(schema), text}),
+    rows: (text) => request({op: 'rows', schema: quoteId(schema), text}),
+  });
+  const first = inSchema('public');
   return {
-    ...client('postgres'),
+    ...first,
+    async database(name) {
+      await first.sql(`CREATE SCHEMA ${quoteId(name)};`);
+      return inSchema(name);
+    },
     async stop() {
-      await asServer('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
-      fs.rmSync(dir, {recursive: true, force: true});
+      await worker.terminate();
     },
   };
 }
@@ -179,7 +143,7 @@ BEGIN RETURN v::timestamptz; EXCEPTION WHEN others THEN RETURN NULL; END $$;`;
 
 /** Loads the records of one sync (the connector's stdout) into the configured streams' tables. */
 export async function loadSync(
-  pg: Postgres,
+  pg: Database,
   catalog: {streams: ConfiguredStream[]},
   messages: AirbyteMessageJson[]
 ): Promise<Map<string, StreamLoad>> {
@@ -201,7 +165,7 @@ export async function loadSync(
 }
 
 async function loadStream(
-  pg: Postgres,
+  pg: Database,
   configured: ConfiguredStream,
   data: Record<string, unknown>[]
 ): Promise<StreamLoad> {
@@ -228,7 +192,7 @@ async function loadStream(
   const existing = new Map(
     (
       await pg.rows(
-        `SELECT column_name AS name, data_type AS type FROM information_schema.columns WHERE table_name = ${quoteText(table)}`
+        `SELECT column_name AS name, data_type AS type FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ${quoteText(table)}`
       )
     ).map((c) => [c.name as string, c.type as string])
   );
@@ -253,19 +217,18 @@ async function loadStream(
     });
   // Field selection: only the properties the configured schema lists reach the table.
   const values = data.map((record, order) => `(${order}, ${properties.map((p) => quoteValue(record[p])).join(', ')})`);
-  const output = await pg.sql(
+  // One transaction: a load that fails leaves nothing; the stage goes with it (the session stays).
+  const [{failed}] = await pg.sql(
     [
       TRY_CAST,
-      'BEGIN;',
       `CREATE TABLE IF NOT EXISTS ${quoteId(table)} ();`,
       ...properties.map((p, i) => `ALTER TABLE ${quoteId(table)} ADD COLUMN IF NOT EXISTS ${cols[i]} ${typeOf(p)};`),
-      `CREATE TEMP TABLE stage (_ab_order integer, ${cols.map((c) => `${c} text`).join(', ')});`,
+      `CREATE TEMP TABLE stage (_ab_order integer, ${cols.map((c) => `${c} text`).join(', ')}) ON COMMIT DROP;`,
       ...(values.length ? [`INSERT INTO stage VALUES ${values.join(',\n')};`] : []),
-      `SELECT ${failedCount.length ? failedCount.join(' + ') : '0'};`,
+      `SELECT ${failedCount.length ? failedCount.join(' + ') : '0'} AS failed;`,
       `DELETE FROM ${quoteId(table)} WHERE (${keyCols}) IN (SELECT ${keyCols} FROM stage);`,
       `INSERT INTO ${quoteId(table)} (${cols.join(', ')}) SELECT DISTINCT ON (${keyCols}) ${casted.join(', ')} FROM stage ORDER BY ${keyCols}, _ab_order DESC;`,
-      'COMMIT;',
     ].join('\n')
   );
-  return {table, columns, failedCasts: Number(output.trim())};
+  return {table, columns, failedCasts: Number(failed)};
 }

@@ -1,0 +1,73 @@
+// `npm run build`: compiles the TypeScript into lib/ without ever leaving the project without a working
+// lib/. tsc writes into a fresh folder beside it, lib.build-<pid>; only when that compiled cleanly does
+// it take lib's place, in two renames (lib -> lib.old-<pid>, lib.build-<pid> -> lib). So a bin/main
+// started during a build runs the previous build; on a first build, or in the instant between the two
+// renames, it finds no lib/ but a build folder of a live process, and says a build is under way. A
+// failed compile leaves lib/ as it was. Run from the project root (npm does); plain JavaScript, since
+// it runs before anything is compiled.
+'use strict';
+
+const {spawnSync} = require('child_process');
+const fs = require('fs');
+const path = require('path');
+
+const root = process.cwd();
+const lib = path.join(root, 'lib');
+/** Folders of builds under way (lib.build-<pid>) and of replaced builds not yet removed (lib.old-<pid>-<n>). */
+const WORK_DIR = /^lib\.(build|old)-(\d+)(-\d+)?$/;
+
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return err.code === 'EPERM';
+  }
+}
+
+/** Folders left by builds that were killed: they would make bin/main say a build is under way. */
+function removeLeftovers() {
+  for (const name of fs.readdirSync(root)) {
+    const m = WORK_DIR.exec(name);
+    if (m && (m[1] === 'old' || !alive(Number(m[2])))) fs.rmSync(path.join(root, name), {recursive: true, force: true});
+  }
+}
+
+/** Puts `next` in lib's place. Another build may swap at the same moment: then try again, a few times. */
+function swapIn(next) {
+  const olds = [];
+  for (let attempt = 1; ; attempt++) {
+    try {
+      if (fs.existsSync(lib)) {
+        const old = path.join(root, `lib.old-${process.pid}-${attempt}`);
+        fs.renameSync(lib, old);
+        olds.push(old);
+      }
+      fs.renameSync(next, lib);
+      break;
+    } catch (err) {
+      const racing = ['ENOENT', 'ENOTEMPTY', 'EEXIST'].includes(err.code);
+      if (!racing || attempt >= 5) throw err;
+    }
+  }
+  for (const old of olds) fs.rmSync(old, {recursive: true, force: true});
+}
+
+function main() {
+  removeLeftovers();
+  const next = path.join(root, `lib.build-${process.pid}`);
+  fs.rmSync(next, {recursive: true, force: true});
+  fs.mkdirSync(next);
+  const tsc = require.resolve('typescript/bin/tsc', {paths: [root]});
+  const result = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.json', '--outDir', next], {stdio: 'inherit'});
+  if (result.status !== 0) {
+    fs.rmSync(next, {recursive: true, force: true});
+    const why = result.error ? result.error.message : `tsc exited with ${result.status ?? result.signal}`;
+    const kept = fs.existsSync(lib) ? ' lib/ keeps the previous build.' : '';
+    process.stderr.write(`The build failed (${why}).${kept}\n`);
+    process.exit(result.status || 1);
+  }
+  swapIn(next);
+}
+
+main();

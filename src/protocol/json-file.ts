@@ -1,0 +1,177 @@
+import fs from 'fs';
+
+import {connectorError, errorMessage} from '../core/errors';
+
+/** Where a JSON text first breaks the grammar, and what was wrong there, in words that quote nothing of it. */
+export interface JsonSyntaxProblem {
+  line: number;
+  column: number;
+  problem: string;
+}
+
+class Stop extends Error {
+  constructor(
+    readonly offset: number,
+    readonly problem: string
+  ) {
+    super(problem);
+  }
+}
+
+const VALUE_EXPECTED =
+  'a value was expected here (text in double quotes, a number, true, false, null, an object or a list)';
+
+/**
+ * A JSON (RFC 8259) syntax check that says where the text first goes wrong. JSON.parse says it too,
+ * but with an excerpt of the text ("Unexpected token 's', ..."_secret": sim-sec"..."), and a config
+ * file holds the client secret: these messages name the line, the column and the kind of mistake only.
+ */
+export function findJsonSyntaxProblem(text: string): JsonSyntaxProblem | undefined {
+  let pos = 0;
+  const fail = (problem: string, at = pos): never => {
+    throw new Stop(at, problem);
+  };
+  const space = (): void => {
+    while (pos < text.length && ' \t\n\r'.includes(text[pos])) pos++;
+  };
+  const end = (): boolean => pos >= text.length;
+  const literal = (word: string): void => {
+    if (text.startsWith(word, pos)) pos += word.length;
+    else fail(/^[A-Za-z_]/.test(text[pos]) ? `${VALUE_EXPECTED}; text values need double quotes` : VALUE_EXPECTED);
+  };
+  const string = (): void => {
+    const start = pos++;
+    for (;;) {
+      if (end()) fail('a text in double quotes is not closed before the end of the file', start);
+      const c = text.charCodeAt(pos);
+      if (c === 0x22) {
+        pos++;
+        return;
+      }
+      if (c < 0x20) fail('a line break or control character inside a text in double quotes (write it as \\n)');
+      if (c === 0x5c) {
+        const escape = text[pos + 1];
+        if (escape === 'u') {
+          if (!/^[0-9a-fA-F]{4}$/.test(text.slice(pos + 2, pos + 6))) fail('an invalid \\u escape in a text');
+          pos += 6;
+        } else if (escape !== undefined && '"\\/bfnrt'.includes(escape)) pos += 2;
+        else fail('an invalid escape (a backslash not followed by one of " \\ / b f n r t u) in a text');
+      } else pos++;
+    }
+  };
+  const number = (): void => {
+    const m = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/.exec(text.slice(pos, pos + 400));
+    if (!m) fail('an invalid number');
+    pos += (m as RegExpExecArray)[0].length;
+  };
+  const value = (): void => {
+    space();
+    if (end()) fail('the file ends where a value was expected');
+    const c = text[pos];
+    if (c === '{') return object();
+    if (c === '[') return list();
+    if (c === '"') return string();
+    if (c === '-' || (c >= '0' && c <= '9')) return number();
+    if (c === 't') return literal('true');
+    if (c === 'f') return literal('false');
+    if (c === 'n') return literal('null');
+    fail(/[A-Za-z_]/.test(c) ? `${VALUE_EXPECTED}; text values need double quotes` : VALUE_EXPECTED);
+  };
+  const object = (): void => {
+    pos++;
+    space();
+    if (text[pos] === '}') {
+      pos++;
+      return;
+    }
+    for (;;) {
+      space();
+      if (end()) fail('the file ends inside an object: a closing } is missing');
+      if (text[pos] === '}') fail('a comma before } (JSON allows no comma after the last member)');
+      if (text[pos] !== '"') fail('a member name in double quotes was expected here');
+      string();
+      space();
+      if (text[pos] !== ':')
+        fail(end() ? 'the file ends after a member name' : 'a colon (:) after the member name was expected here');
+      pos++;
+      value();
+      space();
+      if (end()) fail('the file ends inside an object: a closing } is missing');
+      if (text[pos] === '}') {
+        pos++;
+        return;
+      }
+      if (text[pos] !== ',') fail('a comma (,) or a closing } was expected here');
+      pos++;
+    }
+  };
+  const list = (): void => {
+    pos++;
+    space();
+    if (text[pos] === ']') {
+      pos++;
+      return;
+    }
+    for (;;) {
+      value();
+      space();
+      if (end()) fail('the file ends inside a list: a closing ] is missing');
+      if (text[pos] === ']') {
+        pos++;
+        return;
+      }
+      if (text[pos] !== ',') fail('a comma (,) or a closing ] was expected here');
+      pos++;
+      space();
+      if (text[pos] === ']') fail('a comma before ] (JSON allows no comma after the last item)');
+    }
+  };
+  try {
+    space();
+    if (end()) fail('the file is empty');
+    value();
+    space();
+    if (!end()) fail('more text follows the JSON value (one value per file)');
+    return undefined;
+  } catch (err) {
+    if (!(err instanceof Stop)) throw err;
+    return {...lineAndColumn(text, err.offset), problem: err.problem};
+  }
+}
+
+/** 1-based line and column of an offset; a CRLF is one line end. */
+function lineAndColumn(text: string, offset: number): {line: number; column: number} {
+  let line = 1;
+  let lineStart = 0;
+  for (let i = text.indexOf('\n'); i !== -1 && i < offset; i = text.indexOf('\n', i + 1)) {
+    line++;
+    lineStart = i + 1;
+  }
+  return {line, column: offset - lineStart + 1};
+}
+
+/**
+ * A JSON file given on the command line (config, catalog, state). Errors are config_errors that name
+ * the file, and for a syntax error the line and column, never its content: a config file holds the
+ * client secret, and a parser's excerpt of the text around the mistake would show it.
+ */
+export function readJsonFile(file: string, what: string): unknown {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    throw connectorError(
+      'config_error',
+      `Cannot read the ${what} file ${file}: ${(err as NodeJS.ErrnoException).code ?? errorMessage(err)}.`
+    );
+  }
+  // Editors on Windows may save a byte-order mark, which JSON.parse refuses and a person cannot see.
+  const json = text.replace(/^\uFEFF/, '');
+  try {
+    return JSON.parse(json);
+  } catch {
+    const found = findJsonSyntaxProblem(json);
+    const where = found ? ` at line ${found.line}, column ${found.column}: ${found.problem}` : '';
+    throw connectorError('config_error', `The ${what} file ${file} is not valid JSON${where}.`);
+  }
+}

@@ -1,0 +1,140 @@
+// `bin/main probe` as a user runs it: protocol log lines only on stdout, the report in a file, and an
+// exit code that says whether an assumption was contradicted (0 no, 3 yes, 1 the probe could not run).
+// The command line runs in-process, as bin/main runs it (test/helpers/connector.ts; process.test.ts
+// shows exit codes reaching the shell); the verdicts are tested on the probe itself (test/probe).
+
+import fs from 'fs';
+import path from 'path';
+
+import {secretForms} from '../../src/core/secrets';
+import {Simulator, SimulatorOptions, startSimulator} from '../../simulator';
+import {errorTraces, ofType, runConnector, RunResult, tempDir, writeJson} from '../helpers/connector';
+import {simConfig} from '../helpers/fixtures';
+
+const QUEST = 'b0b0b0b0-0000-4000-8000-000000000002';
+const OTHER = 'b0b0b0b0-0000-4000-8000-000000000003';
+
+async function simulator(options: SimulatorOptions = {}): Promise<Simulator> {
+  return startSimulator({
+    seed: 3,
+    exportDurationMs: 200,
+    quests: [
+      {id: QUEST, rows: 40, firstCreatedAt: new Date(Date.now() - 2 * 86_400_000).toISOString()},
+      {id: OTHER, rows: 5, forbidden: true},
+    ],
+    ...options,
+  });
+}
+
+const logs = (r: RunResult): {level: string; message: string}[] =>
+  ofType<{log: {level: string; message: string}}>(r.messages, 'LOG').map((m) => m.log);
+
+async function probe(sim: Simulator, args: string[] = [], config: Record<string, unknown> = {}) {
+  const dir = tempDir();
+  const report = path.join(dir, 'report.md');
+  const result = await runConnector([
+    'probe',
+    '--config',
+    writeJson(dir, 'config.json', simConfig(sim, {quest_ids: [QUEST, OTHER], ...config})),
+    '--report',
+    report,
+    ...args,
+  ]);
+  return {result, report: fs.existsSync(report) ? fs.readFileSync(report, 'utf8') : undefined, file: report};
+}
+
+describe('bin/main probe', () => {
+  test('a service as the connector assumes: exit 0, log lines only, every verdict logged, the report written', async () => {
+    // Exports that take over a second: the polls see status records even on a busy machine.
+    const sim = await simulator({faults: {rateLimit: {limit: 500, windowMs: 60_000}}, exportDurationMs: 1200});
+    try {
+      const {result, report, file} = await probe(sim);
+      expect(result.invalid).toEqual([]);
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+      expect(result.messages.every((m) => m.type === 'LOG')).toBe(true);
+      const lines = logs(result).map((l) => l.message);
+      expect(lines.filter((l) => /^Probe: (CONFIRMED|CONTRADICTED|UNKNOWN) /.test(l))).toHaveLength(27);
+      expect(lines[lines.length - 1]).toBe(
+        `Probe finished: 27 confirmed, 0 contradicted, 0 unknown. Report, safe to send to Questback support: ${file}`
+      );
+      expect(report).toMatch(/^# Questback export API: probe report\n/);
+      expect(report).toContain('**27 confirmed, 0 contradicted, 0 unknown.**');
+      for (const form of secretForms(sim.clientSecret, sim.clientId)) expect(report).not.toContain(form);
+      for (const token of sim.issuedTokens()) expect(result.stdout + report).not.toContain(token);
+      // The waits are visible while they happen.
+      expect(
+        lines.some((l) => /waiting for export .* polling every 500 ms to 10\.0 s, for at most 5\.0 min/.test(l))
+      ).toBe(true);
+    } finally {
+      await sim.close();
+    }
+  });
+
+  test('a contradicted assumption: exit 3, a warning, and the report says what to do', async () => {
+    const sim = await simulator({dialect: {untilExclusive: true}});
+    try {
+      const {result, report} = await probe(sim, ['--minutes', '2']);
+      expect(result.code).toBe(3);
+      expect(logs(result)).toContainEqual({
+        level: 'WARN',
+        message:
+          'Probe: CONTRADICTED filter.until-inclusive: the response created exactly at `until` was not in the export',
+      });
+      expect(report).toContain('## Contradicted, and what to do\n\n### `filter.until-inclusive`');
+      expect(report).toMatch(/- What to do: A response created exactly at the end of a window is in neither window/);
+    } finally {
+      await sim.close();
+    }
+  });
+
+  test('cannot run: exit 1 with an error trace, and no report', async () => {
+    const sim = await simulator();
+    try {
+      const notListed = await probe(sim, ['--quest', 'b0b0b0b0-0000-4000-8000-0000000000ff']);
+      expect(notListed.result.code).toBe(1);
+      expect(errorTraces(notListed.result.messages)[0].trace.error).toMatchObject({
+        failure_type: 'config_error',
+        message: expect.stringMatching(/--quest b0b0b0b0-0000-4000-8000-0000000000ff is not one of quest_ids/),
+      });
+      expect(notListed.report).toBeUndefined();
+
+      const forbidden = await probe(sim, ['--quest', OTHER]);
+      expect(forbidden.result.code).toBe(1);
+      expect(errorTraces(forbidden.result.messages)[0].trace.error?.message).toMatch(
+        new RegExp(
+          `Quest ${OTHER} cannot be probed: Creating an export for quest ${OTHER} failed: HTTP 403 .* Probe a quest the API login can read: --quest <id>`
+        )
+      );
+
+      const before = sim.stats().requests;
+      const unwritable = await probe(sim, ['--report', path.join(tempDir(), 'missing', 'report.md')]);
+      expect(unwritable.result.code).toBe(1);
+      expect(errorTraces(unwritable.result.messages)[0].trace.error?.message).toMatch(
+        /Cannot write the report to .*missing\/report\.md: ENOENT; pass --report <path>\./
+      );
+      expect(sim.stats().requests).toBe(before);
+
+      const bare = writeJson(
+        tempDir(),
+        'config.json',
+        '{\n  "client_id": "x",\n  "client_secret": sim-secret-7Qe2\n}\n'
+      );
+      const unquoted = await runConnector(['probe', '--config', bare]);
+      expect(unquoted.code).toBe(1);
+      expect(errorTraces(unquoted.messages)[0].trace.error?.message).toBe(
+        `The config file ${bare} is not valid JSON at line 3, column 20: a value was expected here (text in double quotes, a number, true, false, null, an object or a list); text values need double quotes.`
+      );
+      expect(unquoted.stdout).not.toMatch(/sim-secret|7Qe2/);
+
+      const wrongSecret = await probe(sim, [], {client_secret: 'not-the-secret-at-all'});
+      expect(wrongSecret.result.code).toBe(1);
+      expect(errorTraces(wrongSecret.result.messages)[0].trace.error).toMatchObject({
+        failure_type: 'config_error',
+        message: expect.stringMatching(/rejected the API login \(HTTP 401/),
+      });
+    } finally {
+      await sim.close();
+    }
+  });
+});
