@@ -62,6 +62,8 @@ export interface DialectOptions {
   rateLimitNames?: 'x-ratelimit' | 'ietf';
   /** 'epoch-us': the reset header as an epoch in microseconds (read by magnitude, it lies ages ahead). */
   rateLimitReset?: 'as-configured' | 'epoch-us';
+  /** The status and download of an export answer under any quest's path (the spec: its own quest's only). */
+  exportsUnderAnyQuest?: boolean;
   /** Status of the status or download of an export the service does not know (default 404). */
   unknownExportStatus?: number;
   /** 'text': error bodies are `text/plain` "<status> <title>" instead of problem details. */

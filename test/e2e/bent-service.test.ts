@@ -2,9 +2,15 @@
 // combined layout, and a service that cuts window bounds to whole seconds. Each case with the exact
 // rows of every attempt, the exit code and the message.
 
+import fs from 'fs';
+
 import {errorTraces, records, RunResult, stateFile, states} from '../helpers/connector';
 import {questEntries, responses} from '../helpers/combined';
-import {streamOf, withWorld} from '../helpers/fixtures';
+import {simCatalog, simConfig, streamOf, withWorld} from '../helpers/fixtures';
+import {exportSettings} from '../../src/api/client';
+import {parseConfig} from '../../src/core/config';
+import {sinceForStartDate} from '../../src/core/time';
+import {exportFingerprint, exportSeal} from '../../src/sync/state/stream-state';
 
 const DAY = 86_400_000;
 const QUESTS = ['b3e70000-0000-4000-8000-00000000000a', 'b3e70000-0000-4000-8000-00000000000b'];
@@ -142,3 +148,171 @@ test.each([['until'], ['both']] as const)(
     );
   }
 );
+
+describe('exports recorded by an earlier attempt', () => {
+  const start = Date.now() - 6 * DAY;
+  const world24 = (dialect = {}) => ({
+    seed: 26,
+    exportDurationMs: 30,
+    dialect,
+    quests: [A, B].map((id, i) => ({
+      id,
+      rows: 20 + i,
+      columns: 2,
+      firstCreatedAt: new Date(start + DAY).toISOString(),
+    })),
+  });
+  type Recorded = {export_id: string; since: string; until: string; settings: string};
+  const exportsOf = (state: ReturnType<typeof stateFile>, q: string): Recorded[] =>
+    (
+      (state.find((s) => s.stream.stream_descriptor.name === streamOf(q))?.stream.stream_state ?? {}) as {
+        exports?: Recorded[];
+      }
+    ).exports ?? [];
+  const ids = (run: RunResult, q: string): string[] =>
+    records(run.messages)
+      .filter((r) => r.record.stream === streamOf(q))
+      .map((r) => String(r.record.data.response_id));
+
+  /** A first attempt whose downloads answer 500 for good: it fails, and its state records an export per quest. */
+  async function failedFirst(world: Awaited<ReturnType<typeof import('../helpers/fixtures').startWorld>>, extra = {}) {
+    const config = world.config({start_date: new Date(start).toISOString(), ...extra});
+    // The quests' streams only: the columns stream's header samples would blur the count of exports.
+    const discovered = JSON.parse(fs.readFileSync(await world.discoveredCatalog(config, 'incremental'), 'utf8'));
+    const catalog = world.file({
+      streams: discovered.streams.filter((s: {stream: {name: string}}) => s.stream.name !== 'columns'),
+    });
+    world.sim.on('download', (ctx) => ctx.problem(500, 'The file store is down.'));
+    const args = ['read', '--config', config, '--catalog', catalog];
+    const one = await world.run(args);
+    expect(one.code).toBe(1);
+    world.sim.on('download', (ctx) => ctx.next());
+    const state = stateFile(one.messages);
+    for (const q of [A, B]) expect(exportsOf(state, q)).toHaveLength(1);
+    return {args, state, one};
+  }
+
+  test('two quests whose recorded export ids were swapped by hand re-use neither: each stream gets its own rows, exactly once', async () => {
+    // The service resolves an export id under any quest's path: only the connector can tell them apart.
+    await withWorld(world24({exportsUnderAnyQuest: true}), async (world) => {
+      const {sim} = world;
+      const {args, state, one} = await failedFirst(world);
+      expect(ids(one, A)).toEqual([]);
+      const [ofA, ofB] = [exportsOf(state, A), exportsOf(state, B)];
+      const stateOf = (q: string) =>
+        state.find((s) => s.stream.stream_descriptor.name === streamOf(q))?.stream.stream_state as {
+          exports: Recorded[];
+        };
+      [stateOf(A).exports, stateOf(B).exports] = [ofB, ofA];
+      const two = await world.run([...args, '--state', world.file(state)]);
+      expect(two.code).toBe(0);
+      for (const q of [A, B]) expect(ids(two, q)).toEqual(sim.groundTruth(q).rows.map((r) => r[0]));
+      const crossed = sim
+        .requests()
+        .filter(
+          (r) =>
+            (r.questId === A && r.exportId === ofB[0].export_id) || (r.questId === B && r.exportId === ofA[0].export_id)
+        );
+      expect(crossed).toEqual([]);
+    });
+  });
+
+  test.each([
+    ['403 for good', 403, Infinity],
+    ['404 for good', 404, Infinity],
+    ['500 for good', 500, Infinity],
+    ['a 500 blip of 2 answers', 500, 2],
+  ])(
+    'one whose status answers %s, skip_inaccessible_quests on: dropped with a warning and exported anew (a blip: re-used)',
+    async (_what, status, times) => {
+      await withWorld(world24(), async (world) => {
+        const {sim} = world;
+        const {args, state} = await failedFirst(world, {skip_inaccessible_quests: true});
+        const old = new Set([A, B].map((q) => exportsOf(state, q)[0].export_id));
+        const before = sim.exports().length;
+        let answered = 0;
+        sim.on('status', (ctx) =>
+          ctx.exportId && old.has(ctx.exportId) && answered++ < times * 2
+            ? ctx.problem(status, status === 403 ? 'The client has no access to this export.' : 'Failed.')
+            : ctx.next()
+        );
+        const two = await world.run([...args, '--state', world.file(state)]);
+        expect(two.code).toBe(0);
+        for (const q of [A, B]) expect(ids(two, q)).toEqual(sim.groundTruth(q).rows.map((r) => r[0]));
+        const warnings = logs(two).filter((l) => l.includes('the export of an earlier attempt is not re-used'));
+        if (times === Infinity) {
+          expect([...warnings].sort()).toEqual(
+            [A, B].map((q) =>
+              expect.stringMatching(
+                new RegExp(
+                  `^Quest ${q}: export ${exportsOf(state, q)[0].export_id} ${status === 404 ? 'vanished while it was generated \\(HTTP 404 on its status\\)' : `cannot be had: .*${status}.*`}; the export of an earlier attempt is not re-used, its window is exported anew\\.$`
+                )
+              )
+            )
+          );
+        }
+        // New exports of the recorded windows (the rest of the span, past them, is a new window either way).
+        const recordedSince = new Set([A, B].map((q) => exportsOf(state, q)[0].since));
+        const again = sim
+          .exports()
+          .slice(before)
+          .filter((e) => e.since !== undefined && recordedSince.has(e.since));
+        expect(again).toHaveLength(times === Infinity ? 2 : 0);
+        if (times !== Infinity) expect(warnings).toEqual([]);
+        for (const q of [A, B]) expect(exportsOf(stateFile(two.messages), q)).toEqual([]);
+      });
+    }
+  );
+});
+
+test('a state listing 10,000 recorded exports (edited by hand, all unknown to the service) costs max_concurrent_exports polls and small STATEs', async () => {
+  const start = Math.floor((Date.now() - 6 * DAY) / 1000) * 1000;
+  await withWorld(
+    {
+      seed: 27,
+      exportDurationMs: 30,
+      quests: [{id: A, rows: 40, columns: 2, firstCreatedAt: new Date(start + DAY).toISOString()}],
+    },
+    async (world) => {
+      const {sim} = world;
+      const raw = {...simConfig(sim), start_date: new Date(start).toISOString(), quest_ids: [A]};
+      const config = world.file(raw);
+      const parsed = parseConfig(raw, Date.now()).config;
+      const digest = exportFingerprint(parsed.api_url, exportSettings(parsed));
+      const cursor = sinceForStartDate(start);
+      const exports = Array.from({length: 10_000}, (_, i) => {
+        const id = `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
+        return {
+          export_id: id,
+          since: new Date(cursor + i * 60_000).toISOString(),
+          until: new Date(cursor + (i + 1) * 60_000).toISOString(),
+          settings: exportSeal(digest, A, id),
+        };
+      });
+      const state = [
+        {
+          type: 'STREAM',
+          stream: {
+            stream_descriptor: {name: streamOf(A)},
+            stream_state: {cursor: new Date(cursor).toISOString(), cursor_field: ['_questback_window_end'], exports},
+          },
+        },
+      ];
+      const catalog = world.file(simCatalog(sim, [A], 'incremental'));
+      const run = await world.run(['read', '--config', config, '--catalog', catalog, '--state', world.file(state)]);
+      expect(run.code).toBe(0);
+      expect(records(run.messages).map((r) => String(r.record.data.response_id))).toEqual(
+        sim.groundTruth(A).rows.map((r) => r[0])
+      );
+      expect(logs(run)).toContainEqual(
+        `Stream ${streamOf(A)}: the state lists 10000 exports of earlier attempts, more than max_concurrent_exports (8) allows this connector to record (was the state edited?); the first 8 are re-used where they still serve, the others are ignored.`
+      );
+      const polled = new Set(sim.requests('status').map((r) => r.exportId));
+      expect(exports.filter((e) => polled.has(e.export_id))).toHaveLength(8);
+      const stateBytes = states(run.messages).map((s) => JSON.stringify(s).length);
+      expect(Math.max(...stateBytes)).toBeLessThan(4096);
+      // The 8 windows exported anew (one each) and the rest of the span in one.
+      expect(sim.exports().length).toBe(9);
+    }
+  );
+});

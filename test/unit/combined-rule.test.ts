@@ -8,7 +8,7 @@ import {DAY_MS} from '../../src/core/time';
 import {StreamCheckpoints} from '../../src/sync/state/checkpoints';
 import {QuestSync} from '../../src/sync/windows/quest-sync';
 import {ExportSlots} from '../../src/sync/exports/export-slots';
-import {cursorOf, densityOf, emittedOf, recordedExportsOf} from '../../src/sync/state/stream-state';
+import {cursorOf, densityOf, emittedOf, exportSeal, recordedExportsOf} from '../../src/sync/state/stream-state';
 import {combinedState, QuestAnswers, questStatesOf} from '../../src/sync/streams/responses-stream';
 import {FakeExportApi, prng, quietLogger, recordingOutput, virtualRuntime} from '../helpers/fake-api';
 
@@ -167,7 +167,12 @@ test('a quest that fails mid-window: the STATEs after it list the rows it emitte
     cursor: new Date(from).toISOString(),
     cursor_field: ['_questback_window_end'],
     exports: [
-      {export_id: 'e2', since: new Date(from).toISOString(), until: new Date(NOW).toISOString(), settings: 'f'},
+      {
+        export_id: 'e2',
+        since: new Date(from).toISOString(),
+        until: new Date(NOW).toISOString(),
+        settings: exportSeal('f', 'bbbb', 'e2'),
+      },
     ],
     emitted: {until: new Date(NOW).toISOString(), keys: ['bbbb-0', 'bbbb-1', 'bbbb-2']},
   });

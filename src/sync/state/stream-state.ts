@@ -75,6 +75,18 @@ export function exportFingerprint(apiUrl: string, settings: ExportSettings): str
     .slice(0, 16);
 }
 
+/**
+ * What a recorded export's `settings` holds: the settings digest (exportFingerprint) bound to the
+ * quest and the export id, so that an export is re-used only by the quest it was made for (a state
+ * edited by hand that gives one quest another's export id re-uses nothing).
+ */
+export function exportSeal(settingsDigest: string, questId: string, exportId: string): string {
+  return createHash('sha256')
+    .update(JSON.stringify([settingsDigest, questId, exportId]))
+    .digest('base64url')
+    .slice(0, 16);
+}
+
 /** A state this connector cannot read: a config_error that says how to start again. */
 export function invalidState(message: string): never {
   throw connectorError(

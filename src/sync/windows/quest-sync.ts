@@ -2,10 +2,11 @@ import {connectorError} from '../../core/errors';
 import {describeWindow, formatDuration} from '../../core/time';
 import {JobResult} from '../exports/export-job';
 import {ExportJobs, newPiece, Piece} from '../exports/export-jobs';
-import {decide, describeSetback, halves, reusable, Setback} from '../exports/export-policy';
+import {decide, describeSetback, halves, reusable, Setback, unusable} from '../exports/export-policy';
 import {Priority} from '../exports/export-slots';
 import {RowWriter} from '../output-port';
 import {QuestCheckpoints} from '../state/checkpoints';
+import {exportSeal} from '../state/stream-state';
 import {readExportFile} from './file-reader';
 import {QuestPlan, QuestSyncContext} from './quest-plan';
 import {PlannedWindow, WindowPlanner} from './window-planner';
@@ -28,12 +29,15 @@ export class QuestSync {
     parent: AbortSignal
   ) {
     const {questId} = plan;
+    const replay = reusable(checkpoints.recorded, ctx.fingerprint, questId);
+    // The others were made with other settings or for another quest: the next STATE forgets them.
+    for (const e of checkpoints.recorded) if (!replay.includes(e)) checkpoints.exportDropped(e.exportId);
     this.planner = new WindowPlanner({
       questId,
       logger: ctx.logger,
       sizing: {...ctx.sizing, exportTimeoutMs: ctx.exportTimeoutMs},
       ...(plan.density ? {density: plan.density} : {}),
-      replay: reusable(checkpoints.recorded, ctx.fingerprint),
+      replay,
       from: plan.from,
       end: plan.end,
       slots: ctx.slots.limit,
@@ -47,7 +51,11 @@ export class QuestSync {
         questId,
         timeoutMs: ctx.exportTimeoutMs,
         created: (piece, exportId) =>
-          checkpoints.exportCreated({exportId, window: piece.window, fingerprint: ctx.fingerprint}),
+          checkpoints.exportCreated({
+            exportId,
+            window: piece.window,
+            fingerprint: exportSeal(ctx.fingerprint, questId, exportId),
+          }),
         conflict: () => this.planner.oneAtATime(),
       },
       parent
@@ -140,7 +148,7 @@ export class QuestSync {
     const {checkpoints} = this;
     const where = `window ${describeWindow(piece.window)}`;
     let writer: RowWriter | undefined;
-    const outcome = await readExportFile(
+    const reading = readExportFile(
       {
         api: this.ctx.api,
         logger: this.ctx.logger,
@@ -171,6 +179,14 @@ export class QuestSync {
         estimate: (rows) => this.estimated(piece, rows, result.generationMs),
       }
     );
+    // An earlier attempt's file that cannot be read (403, a 500 for good, a broken file) is exported anew.
+    const outcome = piece.reuse
+      ? await reading.catch((err: unknown) => unusable(err, result.exportId, this.jobs.signal))
+      : await reading;
+    if (outcome.kind === 'unusable') {
+      await this.act(w, piece, outcome);
+      return;
+    }
     if (outcome.kind === 'gone') {
       await this.act(w, piece, {kind: 'gone', exportId: result.exportId, httpStatus: outcome.httpStatus});
       return;
@@ -222,7 +238,7 @@ export class QuestSync {
     if (decision.action !== 'redownload') this.checkpoints.exportDropped(setback.exportId);
     switch (decision.action) {
       case 'anew':
-        this.ctx.logger.info(
+        this.ctx.logger.warn(
           `Quest ${questId}: ${what}; the export of an earlier attempt is not re-used, its window is exported anew.`
         );
         this.replaceHead(
