@@ -316,3 +316,41 @@ test('a state listing 10,000 recorded exports (edited by hand, all unknown to th
     }
   );
 });
+
+test.each([
+  [2, 0],
+  [40, 1],
+])(
+  '%i status answers in a row that are 200 with an empty body or cut JSON: retried as transient (exit %i)',
+  async (bad, code) => {
+    await withWorld({seed: 28, exportDurationMs: 30, quests: [{id: A, rows: 12, columns: 2}]}, async (world) => {
+      const {sim} = world;
+      const config = world.config({quest_ids: [A]});
+      const catalog = world.file(simCatalog(sim, [A], 'incremental'));
+      sim.setFaults({badStatusAnswers: bad});
+      const run = await world.run(['read', '--config', config, '--catalog', catalog]);
+      expect(run.code).toBe(code);
+      const retries = logs(run).filter((l) => l.includes(' failed (HTTP 200 with an'));
+      expect(retries.slice(0, 2)).toEqual([
+        expect.stringMatching(/ failed \(HTTP 200 with an empty body\): retry 1\/6 in /),
+        expect.stringMatching(/ failed \(HTTP 200 with an unreadable body\): retry 2\/6 in /),
+      ]);
+      const got = records(run.messages).map((r) => String(r.record.data.response_id));
+      if (code === 0) {
+        expect(retries).toHaveLength(2);
+        expect(got).toEqual(sim.groundTruth(A).rows.map((r) => r[0]));
+      } else {
+        expect(retries).toHaveLength(6);
+        expect(got).toEqual([]);
+        expect(errorTraces(run.messages).map((t) => [t.trace.error.failure_type, t.trace.error.message])).toEqual([
+          [
+            'transient_error',
+            expect.stringMatching(
+              /^Checking export status for quest .* failed: HTTP 200 came with an? .* instead of JSON\. This is usually a gateway problem\./
+            ),
+          ],
+        ]);
+      }
+    });
+  }
+);
