@@ -354,3 +354,40 @@ test.each([
     });
   }
 );
+
+test('combined: a question added while the sync runs is in the columns stream, beside every column of the first header', async () => {
+  const start = Date.now() - 5 * DAY;
+  await withWorld(
+    {
+      seed: 29,
+      exportDurationMs: 30,
+      quests: [{id: A, rows: 30, columns: 3, firstCreatedAt: new Date(start + 3_600_000).toISOString()}],
+    },
+    async (world) => {
+      const {sim} = world;
+      const config = world.config({
+        stream_layout: 'combined',
+        quest_ids: [A],
+        start_date: new Date(start).toISOString(),
+        window_days: 1,
+      });
+      const catalog = await world.discoveredCatalog(config, 'incremental');
+      const before = sim.groundTruth(A).header;
+      const added = 'Q9 How did you hear of us? (added during the sync)';
+      // Once the first window's export exists, the survey gains a question: later exports have its column.
+      sim.on('create', (ctx) => {
+        if (ctx.n === 2) sim.insertQuestion(A, 1, {kind: 'text', title: added});
+        return ctx.next();
+      });
+      const run = await world.run(['read', '--config', config, '--catalog', catalog]);
+      expect(run.code).toBe(0);
+      const after = sim.groundTruth(A).header;
+      expect(after).toEqual([...before.slice(0, 3), added, ...before.slice(3)]);
+      expect(responses(run).some((r) => added in r.answers)).toBe(true);
+      const columns = records(run.messages)
+        .filter((r) => r.record.stream === 'columns')
+        .map((r) => r.record.data as {column: string; header: string; position: number});
+      expect(columns.map((c) => [c.header, c.position]).sort()).toEqual(after.map((h, i) => [h, i + 1]).sort());
+    }
+  );
+});
