@@ -391,3 +391,43 @@ test('combined: a question added while the sync runs is in the columns stream, b
     }
   );
 });
+
+test('names never move: discover saw "Q1", the survey gains "q1"; the configured q1 keeps Q1\'s answers, the newcomer gets a name of its own, and the sync says what a refresh would do', async () => {
+  await withWorld(
+    {seed: 30, exportDurationMs: 30, quests: [{id: A, rows: 10, questionTitles: ['Q1', 'Q2 Comment']}]},
+    async (world) => {
+      const {sim} = world;
+      const config = world.config({quest_ids: [A]});
+      const catalog = await world.discoveredCatalog(config, 'incremental');
+      const fields = (
+        JSON.parse(fs.readFileSync(catalog, 'utf8')) as {
+          streams: {stream: {name: string; json_schema: {properties: object}}}[];
+        }
+      ).streams.find((s) => s.stream.name === streamOf(A))?.stream.json_schema.properties;
+      expect(fields).toHaveProperty('q1', {type: ['null', 'string'], title: 'Q1'});
+      sim.insertQuestion(A, 2, {kind: 'rating', title: 'q1'});
+      sim.addResponses(A, 3);
+      await world.clock.sleep(1_010);
+      const run = await world.run(['read', '--config', config, '--catalog', catalog]);
+      expect(run.code).toBe(0);
+      const {header, rows} = sim.groundTruth(A);
+      const [q1, newcomer] = [header.indexOf('Q1'), header.indexOf('q1')];
+      const got = records(run.messages)
+        .filter((r) => r.record.stream === streamOf(A))
+        .map((r) => r.record.data);
+      const newName = Object.keys(got[0]).find((k) => k.startsWith('q1_')) as string;
+      expect(newName).toMatch(/^q1_[0-9a-f]{8}$/);
+      expect(got.map((d) => [d.response_id, d.q1, d[newName]])).toEqual(
+        rows.map((r) => [r[0], r[q1] === '' ? null : r[q1], r[newcomer] === '' ? null : r[newcomer]])
+      );
+      expect(rows.some((r) => r[newcomer] !== '')).toBe(true);
+      expect(logs(run)).toContainEqual(
+        expect.stringMatching(
+          new RegExp(
+            `^Stream ${streamOf(A)}: column "q1" \\(header "Q1"\\) keeps its name and its answers, but the survey now has a question whose name collides with it \\("q1", read as "${newName}"\\)\\. A refresh of the source schema would rename it to "q1_[0-9a-f]{8}": after a refresh, its answers go to that new column and "q1" gets no more\\.`
+          )
+        )
+      );
+    }
+  );
+});
