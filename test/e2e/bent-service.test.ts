@@ -431,3 +431,21 @@ test('names never move: discover saw "Q1", the survey gains "q1"; the configured
     }
   );
 });
+
+test('discover warns when the catalog exceeds the 20,000 fields Airbyte accepts (7 quests of 3,000 questions)', async () => {
+  const ids = Array.from({length: 7}, (_, i) => `b3e70000-0000-4000-8000-00000000010${i}`);
+  await withWorld(
+    {seed: 31, exportDurationMs: 30, quests: ids.map((id) => ({id, rows: 2, columns: 3_000}))},
+    async (world) => {
+      const found = await world.run(['discover', '--config', world.config({quest_ids: ids})]);
+      expect(found.code).toBe(0);
+      expect(logs(found)).toContainEqual(
+        expect.stringMatching(
+          /^The catalog has 21043 fields in 8 streams, more than the 20000 Airbyte accepts in one connection, so Airbyte will refuse to save it \(the widest stream, quest_b3e70000_0000_4000_8000_00000000010\d, has 3005\)\. Set stream_layout to combined/
+        )
+      );
+      const fewer = await world.run(['discover', '--config', world.config({quest_ids: ids.slice(0, 1)})]);
+      expect(logs(fewer).filter((l) => l.includes('Airbyte accepts'))).toEqual([]);
+    }
+  );
+});
