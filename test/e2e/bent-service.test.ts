@@ -21,19 +21,19 @@ const D = 'b3e70000-0000-4000-8000-00000000000d';
 const logs = (run: RunResult): string[] =>
   run.messages.filter((m) => m.type === 'LOG').map((m) => (m as unknown as {log: {message: string}}).log.message);
 
-test('combined: a quest whose file breaks after 2 rows fails; the STATEs after it list those 2, and the next attempt sends exactly the rest', async () => {
+test('combined: a quest whose file breaks mid-way fails; the STATEs after it list the rows it emitted, and the next attempt sends exactly the rest', async () => {
   const first = Date.now() - 5 * DAY;
   await withWorld(
     {
       seed: 24,
       exportDurationMs: 30,
       // One rating column: no cell holds a line break, so the file's lines are its rows.
-      quests: [A, B, C, D].map((id, i) => ({
-        id,
-        rows: 30 + i,
-        columns: 1,
-        firstCreatedAt: new Date(first).toISOString(),
-      })),
+      quests: [A, B, C, D].map((id, i) =>
+        id === B
+          ? // Rows are handed on in batches of 256 KiB: B's first window holds several.
+            {id, columns: 1, createdAt: Array.from({length: 9_000}, (_, r) => first + r * 5_000)}
+          : {id, rows: 30 + i, columns: 1, firstCreatedAt: new Date(first).toISOString()}
+      ),
     },
     async (world) => {
       const {sim} = world;
@@ -43,19 +43,17 @@ test('combined: a quest whose file breaks after 2 rows fails; the STATEs after i
         window_days: 1,
       });
       const catalog = await world.discoveredCatalog(config, 'incremental');
-      let broken: string[] | undefined;
-      // B's first download: the header and 2 rows, then (after they were read) a row with a cell too many.
+      let broken = false;
+      // B's first download: 8,000 good rows, then a row with a cell too many.
+      let fileRows: string[] = [];
       sim.on('download', async (ctx) => {
         if (ctx.questId !== B || broken) return ctx.next();
+        broken = true;
         const lines = ctx.csv().split('\r\n');
-        broken = ctx
-          .rows()
-          .slice(0, 2)
-          .map((r) => r[0]);
-        ctx.res.writeHead(200, {'Content-Type': 'text/csv; charset=utf-8'});
-        ctx.res.write(lines.slice(0, 3).join('\r\n') + '\r\n');
-        await new Promise((resolve) => setTimeout(resolve, 200));
-        ctx.res.end(`${lines[3]}|a cell too many\r\n`);
+        fileRows = ctx.rows().map((r) => r[0]);
+        ctx.send(200, `${lines.slice(0, 8_001).join('\r\n')}\r\n${lines[8_001]}|a cell too many\r\n`, {
+          'Content-Type': 'text/csv; charset=utf-8',
+        });
       });
       const args = ['read', '--config', config, '--catalog', catalog];
       const one = await world.run(args);
@@ -71,15 +69,20 @@ test('combined: a quest whose file breaks after 2 rows fails; the STATEs after i
           ),
         }),
       ]);
+      // The rows of the 256 KiB batches before the broken row: a prefix of the file, and not all of it.
+      const sentB = responses(one)
+        .filter((r) => r.quest_id === B)
+        .map((r) => r.response_id);
+      expect(sentB.length).toBeGreaterThan(0);
+      expect(sentB).toEqual(fileRows.slice(0, sentB.length));
+      expect(sentB.length).toBeLessThan(8_000);
       expect(logs(one)).toContainEqual(
         expect.stringMatching(
           new RegExp(
-            `^Stream responses: quest ${B} failed after emitting 2 rows of window .* that no STATE has committed yet; the stream's next STATE lists their ids, so the next sync skips them and sends the rest of the window\\.$`
+            `^Stream responses: quest ${B} failed after emitting ${sentB.length} rows of window .* that no STATE has committed yet; the stream's next STATE lists their ids, so the next sync skips them and sends the rest of the window\\.$`
           )
         )
       );
-      const sentB = responses(one).filter((r) => r.quest_id === B);
-      expect(sentB.map((r) => r.response_id)).toEqual(broken);
       // The others went on: every STATE after B's rows lists them (and commits them).
       const all = one.messages.filter((m) => m.type === 'RECORD' || m.type === 'STATE');
       const afterB = all.slice(all.findIndex((m) => m.type === 'RECORD' && responses([m as never])[0]?.quest_id === B));
@@ -87,7 +90,7 @@ test('combined: a quest whose file breaks after 2 rows fails; the STATEs after i
       expect(later.length).toBeGreaterThan(0);
       for (const s of later) {
         const entry = (s.state.stream.stream_state as {quests: Record<string, {emitted?: {keys: string[]}}>}).quests[B];
-        expect(entry.emitted?.keys).toEqual(broken);
+        expect(entry.emitted?.keys).toEqual(sentB);
       }
       for (const q of [A, C, D]) {
         expect(
@@ -103,7 +106,7 @@ test('combined: a quest whose file breaks after 2 rows fails; the STATEs after i
         sim
           .groundTruth(B)
           .rows.map((r) => [B, r[0]])
-          .filter(([, id]) => !broken?.includes(id))
+          .filter(([, id]) => !sentB.includes(id))
       );
       expect(questEntries(stateFile(two.messages))[B]).not.toHaveProperty('emitted');
     }

@@ -154,15 +154,16 @@ export class QuestCheckpoints {
   /**
    * The quest's read failed in `window` while it held the stream's turn, after emitting rows no
    * STATE has committed: every record the stream's next STATE would commit is one of `keys` (the
-   * identities the window emitted, see resume.ts). The progress lists them, with those listed
-   * already, so that a read resumed from that STATE skips them. Returns false when they exceed
-   * LIMITS.state.emittedKeyBytes: the stream is then held (no more STATEs in this sync).
+   * identities the window emitted, see resume.ts; undefined: more than it could list). The progress
+   * lists them, with those listed already, so that a read resumed from that STATE skips them.
+   * Returns false when they exceed LIMITS.state.emittedKeyBytes: the stream is then held (no more
+   * STATEs in this sync).
    */
-  failedWithRows(window: TimeWindow, keys: readonly string[], wholeRows: boolean): boolean {
+  failedWithRows(window: TimeWindow, keys: readonly string[] | undefined, wholeRows: boolean): boolean {
     if (this.owner.clean) return true;
     const earlier = this.progress.emitted?.wholeRows === wholeRows ? this.progress.emitted : undefined;
-    const all = [...(earlier?.keys ?? []), ...keys];
-    if (keyBytes(all) > LIMITS.state.emittedKeyBytes) {
+    const all = [...(earlier?.keys ?? []), ...(keys ?? [])];
+    if (keys === undefined || keyBytes(all) > LIMITS.state.emittedKeyBytes) {
       this.owner.hold();
       return false;
     }

@@ -7,6 +7,7 @@ import {Priority} from '../exports/export-slots';
 import {RowWriter} from '../output-port';
 import {QuestCheckpoints} from '../state/checkpoints';
 import {exportSeal} from '../state/stream-state';
+import {tallyWarnings} from './created-filter';
 import {readExportFile} from './file-reader';
 import {QuestPlan, QuestSyncContext} from './quest-plan';
 import {PlannedWindow, WindowPlanner} from './window-planner';
@@ -120,6 +121,10 @@ export class QuestSync {
       throw err;
     } finally {
       endTurn?.();
+      w.files.resume?.close();
+      const {created} = w.files;
+      if (created)
+        for (const warning of tallyWarnings(this.plan.questId, w.window, created)) this.ctx.logger.warn(warning);
     }
   }
 
@@ -129,8 +134,8 @@ export class QuestSync {
    */
   private failedWithRows(w: PlannedWindow): void {
     const resume = w.files.resume;
-    const keys = resume?.emittedKeys() ?? [];
-    const where = `${this.plan.stream.name}: quest ${this.plan.questId} failed after emitting ${keys.length} rows of window ${describeWindow(w.window)} that no STATE has committed yet`;
+    const keys = resume ? resume.emittedKeys() : [];
+    const where = `${this.plan.stream.name}: quest ${this.plan.questId} failed after emitting ${resume?.emitted ?? 0} rows of window ${describeWindow(w.window)} that no STATE has committed yet`;
     if (this.checkpoints.failedWithRows(w.window, keys, resume?.wholeRows ?? false)) {
       this.ctx.logger.info(
         `Stream ${where}; the stream's next STATE lists their ids, so the next sync skips them and sends the rest of the window.`
@@ -158,7 +163,7 @@ export class QuestSync {
         now: () => this.ctx.runtime.now(),
         ...(checkpoints.emitted ? {emitted: checkpoints.emitted} : {}),
       },
-      {questId, exportId: result.exportId, url: result.downloadUrl, where},
+      {questId, exportId: result.exportId, url: result.downloadUrl, window: piece.window, where},
       w.files,
       {
         begin: (header) => {
@@ -169,8 +174,8 @@ export class QuestSync {
         rows: (rows) => {
           const write = (): Promise<void> | undefined => {
             writer ??= this.ctx.output.rowWriter(records.shape(piece.window));
-            this.total += rows.length;
-            checkpoints.rowsWritten(rows.length);
+            this.total += rows.rows;
+            checkpoints.rowsWritten(rows.rows);
             return writer.write(rows);
           };
           const due = checkpoints.beforeRows();

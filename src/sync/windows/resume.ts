@@ -1,3 +1,7 @@
+import {LIMITS} from '../../core/limits';
+import {cellText, QUOTE, RowBatch, selectRows} from '../../csv/rows';
+import {EmittedKeys} from './emitted-keys';
+
 /**
  * Resume within a window, by identity. The API documents no row order, and a re-generated or
  * re-downloaded file of the same window may list its rows in another order (responses created in
@@ -8,100 +12,48 @@
  * A row's identity is its Response ID when the export has that column (the stream's primary key),
  * else the whole row, counted by occurrence (two identical rows stay two rows).
  *
- * Rows an earlier, failed read emitted and a STATE committed (EmittedRows in the state) count as
- * emitted before every file of every window, until the cursor passes them.
+ * Rows an earlier, failed read emitted and a STATE committed (EmittedRows in the state: Response
+ * IDs, or whole rows in base64) count as emitted before every file of every window, until the
+ * cursor passes them. The window lists its own identities the same way while they fit in what a
+ * STATE may carry (LIMITS.state.emittedKeyBytes), for the STATE that follows a failure.
  */
 export interface ResumeStrategy {
   /** The rows of a batch not emitted yet in this window; they count as emitted from now on. */
-  fresh(batch: readonly string[][]): string[][];
+  fresh(batch: RowBatch): RowBatch;
   /** Rows emitted in this window so far. */
   readonly emitted: number;
   /** Rows skipped because this window had emitted them already. */
   readonly skipped: number;
 }
 
-/**
- * The identities emitted in a window, kept compactly: their UTF-8 bytes in one growing buffer (a
- * Set of a million short strings costs tens of MB; this costs their bytes), expanded into a
- * multiset only when a file has to be matched against them, which happens only after a setback.
- */
-class EmittedKeys {
-  private bytes = Buffer.allocUnsafe(64 * 1024);
-  private used = 0;
-  /** Where each key's bytes end: 4 bytes a key (a JS array of numbers takes 8 and more). */
-  private ends = new Uint32Array(4096);
-  private count = 0;
-  /** Identity -> occurrences emitted before the file being read began and not yet met in it. */
-  private pending = new Map<string, number>();
-
-  get size(): number {
-    return this.count;
-  }
-
-  add(key: string): void {
-    const most = key.length * 3;
-    if (this.used + most > this.bytes.length) {
-      const grown = Buffer.allocUnsafe(Math.max(this.bytes.length * 2, this.used + most));
-      this.bytes.copy(grown, 0, 0, this.used);
-      this.bytes = grown;
-    }
-    this.used += this.bytes.write(key, this.used, 'utf8');
-    if (this.count === this.ends.length) {
-      const grown = new Uint32Array(this.ends.length * 2);
-      grown.set(this.ends);
-      this.ends = grown;
-    }
-    this.ends[this.count++] = this.used;
-  }
-
-  /** Every key, in the order added. */
-  list(): string[] {
-    const keys: string[] = [];
-    let start = 0;
-    for (const end of this.ends.subarray(0, this.count)) {
-      keys.push(this.bytes.toString('utf8', start, end));
-      start = end;
-    }
-    return keys;
-  }
-
-  /**
-   * A new file of the window begins: every key emitted so far (and every one of `before`) is to be
-   * met once in it. Keys added while it is read are that file's own, never skipped in it.
-   */
-  restart(before: readonly string[]): void {
-    this.pending = new Map();
-    for (const key of [...before, ...this.list()]) this.pending.set(key, (this.pending.get(key) ?? 0) + 1);
-  }
-
-  /** Whether the key was emitted before this file began and is not yet met in it; meets it. */
-  take(key: string): boolean {
-    const left = this.pending.get(key);
-    if (!left) return false;
-    if (left === 1) this.pending.delete(key);
-    else this.pending.set(key, left - 1);
-    return true;
-  }
-}
-
 /** Resume by identity: see the module comment. One per planned window, carried across all its files. */
 export class IdentityResume implements ResumeStrategy {
-  private readonly keys = new EmittedKeys();
+  private readonly keys: EmittedKeys;
   private skippedRows = 0;
   private reading = false;
+  private scratch = new Uint8Array(256);
+  /** The identities emitted, as a STATE lists them, while they fit (undefined: they no longer do). */
+  private listed: string[] | undefined = [];
+  private listedBytes = 0;
+  /** Identities of rows an earlier read emitted (see the module comment), and those not met yet in this file. */
+  private readonly before: ReadonlyMap<string, number>;
+  private beforeLeft = new Map<string, number>();
 
   /**
    * @param keyIndex the Response ID cell of each row, or -1 when the export has none (the whole row
    *   is then its identity).
-   * @param before identities of rows an earlier read emitted (see the module comment), of the same kind.
+   * @param onMemory told once if the keys cannot be spilled to a temporary file (they are then kept in memory).
+   * @param before identities of rows an earlier read emitted, of this kind (see the module comment).
    */
   constructor(
     private readonly keyIndex: number,
-    private readonly before: readonly string[] = []
-  ) {}
-
-  get emitted(): number {
-    return this.keys.size;
+    onMemory?: (reason: string) => void,
+    before: readonly string[] = []
+  ) {
+    this.keys = new EmittedKeys({onMemory});
+    const counts = new Map<string, number>();
+    for (const key of before) counts.set(key, (counts.get(key) ?? 0) + 1);
+    this.before = counts;
   }
 
   /** Identities are whole rows (the export has no Response ID column). */
@@ -109,9 +61,13 @@ export class IdentityResume implements ResumeStrategy {
     return this.keyIndex < 0;
   }
 
-  /** The identities this window emitted, one per row. */
-  emittedKeys(): string[] {
-    return this.keys.list();
+  /** The identities this window emitted, one per row, as a STATE lists them; undefined when too many to list. */
+  emittedKeys(): string[] | undefined {
+    return this.listed && [...this.listed];
+  }
+
+  get emitted(): number {
+    return this.keys.size;
   }
 
   get skipped(): number {
@@ -120,28 +76,92 @@ export class IdentityResume implements ResumeStrategy {
 
   /** A new file of the window begins: every identity emitted so far is to be skipped once in it. */
   startFile(): void {
-    this.reading = this.keys.size > 0 || this.before.length > 0;
-    if (this.reading) this.keys.restart(this.before);
+    this.reading = this.keys.size > 0;
+    if (this.reading) this.keys.restart();
+    this.beforeLeft = new Map(this.before);
   }
 
-  fresh(batch: readonly string[][]): string[][] {
-    const out: string[][] = [];
-    for (const row of batch) {
-      const key = this.keyIndex >= 0 ? (row[this.keyIndex] ?? '') : rowKey(row);
-      if (this.reading && this.keys.take(key)) {
+  fresh(batch: RowBatch): RowBatch {
+    const {bytes, cells, rows, width} = batch;
+    const stride = width + 1;
+    let keep: Uint8Array | undefined;
+    for (let r = 0; r < rows; r++) {
+      const k = r * stride;
+      let key = bytes;
+      let start: number;
+      let end: number;
+      if (this.keyIndex >= 0) {
+        start = cells[k + this.keyIndex];
+        end = cells[k + this.keyIndex + 1] - 1;
+        if (end > start && bytes[start] === QUOTE) {
+          // A quoted key: its text, as an unquoted one would have it.
+          key = this.room(end - start);
+          end = cellText(bytes, start, end, key, 0);
+          start = 0;
+        }
+      } else {
+        key = this.room(cells[k + width] - cells[k] + 4 * width);
+        [start, end] = [0, this.rowKey(batch, k, key)];
+      }
+      const text = this.listed || this.before.size ? this.text(key, start, end) : '';
+      if ((this.reading && this.keys.take(key, start, end)) || this.takeBefore(text)) {
         this.skippedRows++;
+        keep ??= new Uint8Array(rows).fill(1);
+        keep[r] = 0;
         continue;
       }
-      this.keys.add(key);
-      out.push(row);
+      this.keys.add(key, start, end);
+      this.list(text);
     }
-    return out;
+    return keep ? selectRows(batch, keep) : batch;
   }
-}
 
-/** A whole row as one key: the cells, each prefixed by its length, so no two different rows share a key. */
-function rowKey(row: readonly string[]): string {
-  let key = '';
-  for (const cell of row) key += `${cell.length}:${cell}`;
-  return key;
+  /** An identity as a STATE lists it: a Response ID as its text, a whole row's key in base64. */
+  private text(key: Uint8Array, start: number, end: number): string {
+    return Buffer.from(key.buffer, key.byteOffset + start, end - start).toString(this.wholeRows ? 'base64' : 'utf8');
+  }
+
+  /** Whether the row is one an earlier read emitted and this file has not met yet; meets it. */
+  private takeBefore(text: string): boolean {
+    const left = this.beforeLeft.get(text);
+    if (!left) return false;
+    this.beforeLeft.set(text, left - 1);
+    return true;
+  }
+
+  private list(text: string): void {
+    if (!this.listed) return;
+    this.listedBytes += Buffer.byteLength(text) + 3;
+    if (this.listedBytes > LIMITS.state.emittedKeyBytes) this.listed = undefined;
+    else this.listed.push(text);
+  }
+
+  /** The window is done with: its spill files go. */
+  close(): void {
+    this.keys.close();
+  }
+
+  /** The scratch buffer, with room for `n` bytes. */
+  private room(n: number): Uint8Array {
+    if (this.scratch.length < n) this.scratch = new Uint8Array(Math.max(n, this.scratch.length * 2));
+    return this.scratch;
+  }
+
+  /**
+   * A whole row as one key, in `out`: each cell's text after its length (4 bytes), so no two
+   * different rows share a key, however they are quoted. Returns the key's length.
+   */
+  private rowKey(batch: RowBatch, k: number, out: Uint8Array): number {
+    let at = 0;
+    for (let c = 0; c < batch.width; c++) {
+      const end = cellText(batch.bytes, batch.cells[k + c], batch.cells[k + c + 1] - 1, out, at + 4);
+      const len = end - at - 4;
+      out[at] = len & 255;
+      out[at + 1] = (len >>> 8) & 255;
+      out[at + 2] = (len >>> 16) & 255;
+      out[at + 3] = len >>> 24;
+      at = end;
+    }
+    return at;
+  }
 }
