@@ -89,7 +89,8 @@ test('combined: a quest whose file breaks mid-way fails; the STATEs after it lis
       const later = states(afterB).filter((s) => s.state.stream.stream_descriptor.name === 'responses');
       expect(later.length).toBeGreaterThan(0);
       for (const s of later) {
-        const entry = (s.state.stream.stream_state as {quests: Record<string, {emitted?: {keys: string[]}}>}).quests[B];
+        const entry = (s.state.stream.stream_state as unknown as {quests: Record<string, {emitted?: {keys: string[]}}>})
+          .quests[B];
         expect(entry.emitted?.keys).toEqual(sentB);
       }
       for (const q of [A, C, D]) {
@@ -203,7 +204,7 @@ describe('exports recorded by an earlier attempt', () => {
       expect(ids(one, A)).toEqual([]);
       const [ofA, ofB] = [exportsOf(state, A), exportsOf(state, B)];
       const stateOf = (q: string) =>
-        state.find((s) => s.stream.stream_descriptor.name === streamOf(q))?.stream.stream_state as {
+        state.find((s) => s.stream.stream_descriptor.name === streamOf(q))?.stream.stream_state as unknown as {
           exports: Recorded[];
         };
       [stateOf(A).exports, stateOf(B).exports] = [ofB, ofA];
@@ -345,7 +346,7 @@ test.each([
       } else {
         expect(retries).toHaveLength(6);
         expect(got).toEqual([]);
-        expect(errorTraces(run.messages).map((t) => [t.trace.error.failure_type, t.trace.error.message])).toEqual([
+        expect(errorTraces(run.messages).map((t) => [t.trace.error?.failure_type, t.trace.error?.message])).toEqual([
           [
             'transient_error',
             expect.stringMatching(

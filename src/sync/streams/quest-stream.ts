@@ -79,7 +79,7 @@ export interface ConfiguredColumns {
   /** Fields the configured schema types as date-time: their values are written as RFC 3339. */
   times: ReadonlySet<string>;
   /** Header text -> the configured field it has (texts of one field only): names that must not move. */
-  pinned: ReadonlyMap<string, string>;
+  pinned?: ReadonlyMap<string, string>;
 }
 
 function configuredColumns(configured: ConfiguredStream): ConfiguredColumns {
@@ -168,7 +168,7 @@ export class QuestColumns implements QuestRecords {
   private tellMoved(header: readonly string[], columns: readonly Column[]): void {
     const rule = recordColumns(header, this.columnNames);
     columns.forEach((c, i) => {
-      if (c.name === rule[i].name || this.configured.pinned.get(c.title) !== c.name || this.told.has(c.name)) return;
+      if (c.name === rule[i].name || this.configured.pinned?.get(c.title) !== c.name || this.told.has(c.name)) return;
       this.told.add(c.name);
       // Plain texts that differ only in letter case or separators claim one name (column-names.ts).
       const plain = (t: string) => t.toLowerCase().replace(/[ _-]/g, '');
