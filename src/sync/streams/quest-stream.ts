@@ -97,6 +97,8 @@ export interface ConfiguredColumns {
   primaryKey?: string;
   /** Fields the configured schema types as date-time: their values are written as RFC 3339. */
   times: ReadonlySet<string>;
+  /** Header text -> the configured field it has (texts of one field only): names that must not move. */
+  pinned?: ReadonlyMap<string, string>;
 }
 
 function configuredColumns(configured: ConfiguredStream): ConfiguredColumns {
@@ -105,11 +107,15 @@ function configuredColumns(configured: ConfiguredStream): ConfiguredColumns {
   const titles = names.map((n) => (typeof properties[n]?.title === 'string' ? (properties[n].title as string) : n));
   const primaryKey = (configured.primary_key ?? configured.stream.source_defined_primary_key)?.[0]?.[0];
   const times = names.filter((n) => properties[n]?.format === 'date-time');
+  const pinned = new Map<string, string>();
+  titles.forEach((t, i) => pinned.set(t, pinned.has(t) ? '' : names[i]));
+  for (const [t, n] of pinned) if (!n) pinned.delete(t);
   return {
     names: new Set(names),
     titles: new Set(titles),
     times: new Set(times),
     ...(primaryKey !== undefined ? {primaryKey} : {}),
+    pinned,
   };
 }
 
@@ -124,6 +130,8 @@ export class QuestColumns implements QuestRecords {
   private columns: (Column & {index: number; hash: boolean})[] | undefined;
   private readonly seenNames = new Set<string>();
   private readonly sensitivity: QuestSensitivity;
+  /** Configured columns the naming rule would now name otherwise, said once a sync. */
+  private readonly told = new Set<string>();
 
   constructor(
     private readonly stream: StreamRef,
@@ -138,9 +146,11 @@ export class QuestColumns implements QuestRecords {
 
   header(header: string[]): number {
     const {stream, questId} = this;
-    const {names, primaryKey} = this.configured;
+    const {names, primaryKey, pinned} = this.configured;
     const treatments = this.sensitivity.treatments(header);
-    const columns = recordColumns(header, this.config.column_names).flatMap((c, index) =>
+    const named = recordColumns(header, this.config.column_names, pinned);
+    this.tellMoved(header, named);
+    const columns = named.flatMap((c, index) =>
       treatments[index] === 'drop' ? [] : [{...c, index, hash: treatments[index] === 'hash'}]
     );
     const missing = columns.filter((c) => !names.has(c.name));
@@ -174,6 +184,24 @@ export class QuestColumns implements QuestRecords {
     this.columns = columns;
     const key = responseIdColumn(columns);
     return columns.find((c) => c.name === key)?.index ?? -1;
+  }
+
+  /**
+   * A configured column keeps its name (recordColumns' `pinned`), but when the survey gained a
+   * question whose name collides with it, a schema refresh would rename it: said, with what to do.
+   */
+  private tellMoved(header: readonly string[], columns: readonly Column[]): void {
+    const rule = recordColumns(header, this.config.column_names);
+    columns.forEach((c, i) => {
+      if (c.name === rule[i].name || this.configured.pinned?.get(c.title) !== c.name || this.told.has(c.name)) return;
+      this.told.add(c.name);
+      // Plain texts that differ only in letter case or separators claim one name (column-names.ts).
+      const plain = (t: string) => t.toLowerCase().replace(/[ _-]/g, '');
+      const rival = columns.find((o) => !this.configured.names.has(o.name) && plain(o.title) === plain(c.title));
+      this.logger.warn(
+        `Stream ${this.stream.name}: column ${JSON.stringify(c.name)} (header ${JSON.stringify(c.title)}) keeps its name and its answers, but the survey now has a question whose name collides with it${rival ? ` (${JSON.stringify(rival.title)}, read as ${JSON.stringify(rival.name)})` : ''}. A refresh of the source schema would rename it to ${JSON.stringify(rule[i].name)}: after a refresh, its answers go to that new column and ${JSON.stringify(c.name)} gets no more. Until then the new question's column is not in the configured schema and Airbyte drops it; refresh when you are ready to map ${JSON.stringify(c.name)} to ${JSON.stringify(rule[i].name)} in the warehouse.`
+      );
+    });
   }
 
   shape(window: TimeWindow): RecordShape {
