@@ -627,7 +627,8 @@ describe('the long layout loaded into PostgreSQL as Airbyte loads it', () => {
       options: ['E-post', 'Telefon', 'Chat'],
     });
     for (const id of RATED) sim.addResponses(id, 5);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // A sync reads up to the whole second before it starts (windows end on whole seconds): the new rows lie before it.
+    await sim.clock.sleep(1_020);
     const config = ratedConfig('long');
     const catalog = await discover(config, 'long-after.json');
     const state = writeJson(dir, 'long-state.json', stateFile(first));
