@@ -3,14 +3,18 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
-/** The layers of src/, lowest first: a layer imports only from the layers before it. */
+/**
+ * The layers of src/, lowest first: a layer imports only from the layers before it. protocol
+ * imports csv deliberately: the record encoder and its worker thread write JSON straight from a
+ * row batch's bytes (csv/rows.ts), so no string per cell is made on the way to stdout.
+ */
 const LAYERS = [
   ['core', []],
   ['api', ['core']],
   ['csv', ['core']],
   ['sync', ['core', 'api', 'csv']],
   ['probe', ['core', 'api', 'csv']],
-  ['protocol', ['core', 'sync', 'probe']],
+  ['protocol', ['core', 'csv', 'sync', 'probe']],
 ];
 const ALL = ['core', 'api', 'csv', 'sync', 'probe', 'protocol'];
 

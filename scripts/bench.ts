@@ -2,7 +2,9 @@
 //
 //   1. Throughput: a 1,000,000-row, 30-column quest read by `bin/main read` with the default config
 //      (start_date 2020-01-01) into a counting consumer process, against the plain csv-parse +
-//      JSON.stringify pipeline and a no-parse ceiling on the same export file (scripts/bench/throughput.ts).
+//      JSON.stringify pipeline, a no-parse ceiling, DuckDB on one thread and Miller (where installed)
+//      on the same export file; then peak RSS by rows per export (200,000, 1,000,000, 3,000,000), with a
+//      setback late in the file and with a slow consumer (scripts/bench/throughput.ts).
 //   2. Latency hiding: 8 quests whose exports take 5 s each, against 1 such quest.
 //   3. Requests per export: the calls a 5 s and a 60 s export cost.
 //   4. Export economy: adaptive window sizing against 30-day windows on sparse, dense, mixed,

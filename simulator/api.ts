@@ -109,7 +109,8 @@ export async function downloadExport(ctx: Ctx, state: State, quest: QuestEntry, 
     return gone(ctx, job);
   }
   const {size} = body;
-  const cut = state.faults.truncateAt(size);
+  // The server counted this download already (server.ts).
+  const cut = state.faults.truncateAt(size, job.downloads);
   const stall = cut === undefined ? state.faults.stallAt(size) : undefined;
   const {fileType, fileEncodingLabel} = state.dialect.options;
   const headers: Record<string, string | number> = {

@@ -227,11 +227,23 @@ export class QuestData {
     return cells;
   }
 
+  /** Row i's Response ID: a number, or a version-4-shaped UUID drawn from (seed, quest, i). */
+  responseId(i: number): string {
+    if (this.config.responseIds !== 'uuid') return String(this.idBase + i);
+    let hex = '';
+    for (let k = 0; k < 4; k++)
+      hex += mix32(this.idBase ^ mix32(i * 4 + k))
+        .toString(16)
+        .padStart(8, '0');
+    const variant = '89ab'[parseInt(hex[16], 16) & 3];
+    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20)}`;
+  }
+
   row(i: number, s: ResolvedSettings): string[] {
     if (this.table) return [...this.table.rows[i]];
     this.rng.reseed(mix32(this.rowSeed ^ mix32(i + 0x9e3779b9)));
     const r = drawResponse(this.layout, this.rng, this.createdAt(i));
-    const cells = [String(this.idBase + i), this.dialect.createdCell(this.createdAt(i))];
+    const cells = [this.responseId(i), this.dialect.createdCell(this.createdAt(i))];
     if (s.includeRespondentInformation) cells.push(r.email, r.phone);
     renderAnswers(this.layout, r, s, cells);
     return cells;

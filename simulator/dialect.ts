@@ -11,9 +11,10 @@ import {ExportRequest} from './validation';
 /**
  * How a timestamp is written: 'iso-ms' 2026-01-02T03:04:05.678Z (the spec's); 'iso-7' with seven
  * fractional digits (as a vendor example shows); 'offset' the same instant as local time at +02:00;
- * 'no-zone' local time at UTC+2 without a zone designator.
+ * 'no-zone' local time at UTC+2 without a zone designator; 'month-first' 11/25/2026 04:15:00 (UTC,
+ * as a US locale writes it: no reader can tell it from day-first for the first 12 days of a month).
  */
-export type TimeFormat = 'iso-ms' | 'iso-7' | 'offset' | 'no-zone';
+export type TimeFormat = 'iso-ms' | 'iso-7' | 'offset' | 'no-zone' | 'month-first';
 
 export interface DialectOptions {
   /** Status of a created export (default 202). A 303 also carries a Location to the export's status. */
@@ -46,6 +47,8 @@ export interface DialectOptions {
   sinceInclusive?: boolean;
   /** The filter leaves out a response created exactly at `until` (the spec: at or before it). */
   untilExclusive?: boolean;
+  /** The filter ignores since and until: every export holds all the quest's responses up to now. */
+  ignoreWindow?: boolean;
   /** The filter reads since and until as local times this many minutes east of UTC. */
   filterOffsetMinutes?: number;
   /** `token_type` of the token answer (default Bearer). */
@@ -80,6 +83,8 @@ export function formatTime(ms: number, format: TimeFormat = 'iso-ms'): string {
       return new Date(ms + OFFSET_MS).toISOString().replace(/Z$/, '+02:00');
     case 'no-zone':
       return new Date(ms + OFFSET_MS).toISOString().replace(/Z$/, '');
+    case 'month-first':
+      return `${iso.slice(5, 7)}/${iso.slice(8, 10)}/${iso.slice(0, 4)} ${iso.slice(11, 19)}`;
     default:
       return iso;
   }
@@ -128,9 +133,9 @@ export class Dialect {
 
   /** The request as the service acts on it: its filter's boundaries and zone, the separator it writes. */
   request(request: ExportRequest): ExportRequest {
-    const {sinceInclusive, untilExclusive, filterOffsetMinutes = 0, fileSeparator} = this.options;
+    const {sinceInclusive, untilExclusive, filterOffsetMinutes = 0, fileSeparator, ignoreWindow} = this.options;
     const shift = filterOffsetMinutes * 60_000;
-    const {since, until} = request.window;
+    const {since, until} = ignoreWindow ? {since: undefined, until: undefined} : request.window;
     // Rows have whole-millisecond times: "at or after since" is "after since - 1 ms".
     const window = {
       since: since === undefined ? undefined : since - shift - (sinceInclusive ? 1 : 0),

@@ -13,6 +13,7 @@ const RATES = [
   'exportErrorRate',
   'stuckExportRate',
   'truncatedDownloadRate',
+  'cutFirstDownloadAt',
   'goneRate',
   'stallDownloadRate',
   'stallAfterFraction',
@@ -93,8 +94,13 @@ export class Faults {
     return this.roll(this.options.goneRate);
   }
 
-  /** Byte count after which to cut a download of `size` bytes, or undefined for a full body. */
-  truncateAt(size: number): number | undefined {
+  /**
+   * Byte count after which to cut a download of `size` bytes, or undefined for a full body;
+   * `download` counts the downloads of the export, this one included.
+   */
+  truncateAt(size: number, download: number): number | undefined {
+    const first = this.options.cutFirstDownloadAt;
+    if (first !== undefined && download === 1 && size >= 2) return Math.max(1, Math.floor(size * first));
     if (size < 2 || !this.roll(this.options.truncatedDownloadRate)) return undefined;
     return Math.max(1, Math.floor(size * (0.1 + 0.8 * this.rng.next())));
   }

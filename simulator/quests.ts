@@ -46,6 +46,7 @@ function resolveQuest(q: QuestConfig, startMs: number): ResolvedQuest {
   oneOf(q.id, 'titles', q.titles, Object.keys(PRESETS) as ResolvedQuest['titles'][]);
   oneOf(q.id, 'encoding', q.encoding, ENCODINGS);
   oneOf(q.id, 'lineEnding', q.lineEnding, ['crlf', 'lf']);
+  oneOf(q.id, 'responseIds', q.responseIds, ['numeric', 'uuid']);
   const perThousand = q.exportMsPerThousandRows;
   if (perThousand !== undefined && !(perThousand >= 0))
     throw new Error(`quest ${q.id}: exportMsPerThousandRows must be >= 0`);
@@ -60,6 +61,7 @@ function resolveQuest(q: QuestConfig, startMs: number): ResolvedQuest {
     titles: q.titles ?? 'english',
     encoding: q.encoding ?? 'utf8-bom',
     lineEnding: q.lineEnding ?? 'crlf',
+    responseIds: q.responseIds ?? 'numeric',
   };
 }
 
@@ -83,6 +85,7 @@ function resolveTableQuest(q: QuestConfig, table: QuestTable): ResolvedQuest {
     titles: 'english',
     encoding: q.encoding ?? 'utf8-bom',
     lineEnding: q.lineEnding ?? 'crlf',
+    responseIds: 'numeric',
   };
 }
 

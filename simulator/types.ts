@@ -34,6 +34,8 @@ export type FileEncoding = 'utf8-bom' | 'utf8' | 'double-bom' | 'utf16le-bom' | 
 
 export type LineEnding = 'crlf' | 'lf';
 
+/** How Response IDs look: 9-digit numbers (the default) or UUIDs. */
+export type ResponseIdFormat = 'numeric' | 'uuid';
 /** A quest's responses given as a table: the header and its rows, as the export files hold them. */
 export interface QuestTable {
   /** Must hold a column named `Created` (ISO 8601 with a zone): exports filter on it. */
@@ -61,6 +63,7 @@ export interface QuestConfig {
   questionTitles?: string[];
   encoding?: FileEncoding;
   lineEnding?: LineEnding;
+  responseIds?: ResponseIdFormat;
   /**
    * The responses exactly as given, instead of seeded ones: every export is this table's rows of
    * its window (export settings other than the separator do not apply). Excludes rows, createdAt,
@@ -89,6 +92,8 @@ export interface FaultOptions {
   exportErrorRate?: number;
   stuckExportRate?: number;
   truncatedDownloadRate?: number;
+  /** The first download of each export ends after this fraction of its body; later ones are whole. */
+  cutFirstDownloadAt?: number;
   goneRate?: number;
   rateLimit?: RateLimitOptions;
   compression?: 'gzip';
@@ -303,6 +308,7 @@ export interface ResolvedQuest extends QuestConfig {
   titles: TitlePreset;
   encoding: FileEncoding;
   lineEnding: LineEnding;
+  responseIds: ResponseIdFormat;
   /** Sorted epoch ms, when createdAt was given. */
   createdAt?: number[];
 }

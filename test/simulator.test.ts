@@ -475,6 +475,28 @@ describe('simulator', () => {
       }
     });
 
+    it('cutFirstDownloadAt cuts the first download of each export at that fraction, and only the first', async () => {
+      const f = await startSimulator({exportDurationMs: 10, faults: {cutFirstDownloadAt: 0.9}});
+      try {
+        const c = new Client(f, await getToken(f));
+        const q = f.quests[1].id;
+        for (let i = 0; i < 2; i++) {
+          const loc = (await c.waitForExport(q, await c.createExport(q))).headers.location as string;
+          const cut = await c.get(loc);
+          const size = Number(cut.headers['content-length']);
+          expect({error: cut.error !== undefined, bytes: cut.body.length}).toEqual({
+            error: true,
+            bytes: Math.floor(size * 0.9),
+          });
+          const whole = await c.get(loc);
+          expect({error: whole.error, bytes: whole.body.length}).toEqual({error: undefined, bytes: size});
+        }
+        expect(() => f.setFaults({cutFirstDownloadAt: 1.5})).toThrow(/cutFirstDownloadAt must lie in \[0, 1\]/);
+      } finally {
+        await f.close();
+      }
+    });
+
     it('keeps stuck exports INPROGRESS', async () => {
       const s = await startSimulator({exportDurationMs: 10, faults: {stuckExportRate: 1}});
       try {
@@ -586,6 +608,32 @@ describe('simulator quest options: data', () => {
     await expect(startSimulator({quests: [{id: 'zone', createdAt: ['2024-01-01T00:00:00']}]})).rejects.toThrow(/zone/);
   });
 
+  it('responseIds uuid: distinct version-4-shaped UUIDs, the same for the same seed, in the export as in groundTruth', async () => {
+    const quests: QuestConfig[] = [
+      {id: 'uuids', rows: 2000, responseIds: 'uuid'},
+      {id: 'numbers', rows: 3},
+    ];
+    await withSim({exportDurationMs: 10, quests}, async (sim, c) => {
+      const ids = sim.groundTruth('uuids').rows.map((r) => r[0]);
+      expect(
+        ids.filter((id) => !/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(id))
+      ).toEqual([]);
+      expect(new Set(ids).size).toBe(ids.length);
+      expect(sim.groundTruth('numbers').rows.map((r) => r[0])).toEqual(
+        expect.arrayContaining([expect.stringMatching(/^\d{9}$/)])
+      );
+      expect(parseCsv((await c.exportCsv('uuids')).text).slice(1)).toEqual(sim.groundTruth('uuids').rows);
+      const again = await startSimulator({quests});
+      try {
+        expect(again.groundTruth('uuids').rows.map((r) => r[0])).toEqual(ids);
+      } finally {
+        await again.close();
+      }
+    });
+    await expect(startSimulator({quests: [{id: 'x', rows: 1, responseIds: 'guid' as never}]})).rejects.toThrow(
+      /responseIds must be one of numeric, uuid/
+    );
+  });
   describe('question titles', () => {
     let sim: Simulator;
     let c: Client;

@@ -123,6 +123,24 @@ function consume(chunk: Buffer): void {
   }
 }
 
+/**
+ * BENCH_PACE="stallMs,portionBytes,pauseMs": a slow destination. Nothing is read for stallMs, then
+ * reading pauses for pauseMs after every portionBytes; the producer meets a full pipe again and again.
+ */
+const pace = process.env.BENCH_PACE?.split(',').map(Number);
+if (pace) {
+  const [stallMs, portionBytes, pauseMs] = pace;
+  let portion = 0;
+  process.stdin.pause();
+  setTimeout(() => process.stdin.resume(), stallMs);
+  process.stdin.on('data', (chunk: Buffer) => {
+    portion += chunk.length;
+    if (portion < portionBytes) return;
+    portion = 0;
+    process.stdin.pause();
+    setTimeout(() => process.stdin.resume(), pauseMs);
+  });
+}
 process.stdin.on('data', consume);
 process.stdin.on('end', () => {
   if (lineBytes > 0) endLine(); // a last line without a newline

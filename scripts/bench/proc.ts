@@ -2,7 +2,7 @@
 // error, Ctrl+C or a timeout kills exactly the processes the benchmark started (by process group:
 // /usr/bin/time's node child must go too) and nothing is left behind.
 
-import {ChildProcess, fork, spawn, SpawnOptions} from 'child_process';
+import {ChildProcess, execFileSync, fork, spawn, SpawnOptions} from 'child_process';
 import fs from 'fs';
 import path from 'path';
 
@@ -163,11 +163,34 @@ export async function runPiped(
      * run counts as stopped, not failed. Only without `measure`, so that the signal reaches node itself.
      */
     stopAfterMs?: number;
+    /** The producer's program, when it is not node (an external tool): producerArgs are its arguments. */
+    command?: string;
+    /** The consumer reads slowly (consumer.ts BENCH_PACE): nothing for stallMs, then pauseMs after each portion. */
+    pace?: {stallMs: number; portionBytes: number; pauseMs: number};
+    /**
+     * Connect producer and consumer with a pipe (a FIFO), as a shell would, instead of the socket pair
+     * child processes get: a tool that opens /dev/stdout (DuckDB's COPY) cannot open a socket.
+     */
+    fifo?: boolean;
   }
 ): Promise<PipedRun> {
   // The consumer first: the producer gets its stdin as stdout. The parent never reads that pipe
   // (a readable end in the parent would start reading and steal data), it only holds the write end.
-  const consumer = start(process.execPath, [CONSUMER], {cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe']});
+  const pace = opts.pace;
+  let fifoEnds: [number, number] | undefined;
+  if (opts.fifo) {
+    const fifo = path.join(opts.tmpDir, `fifo-${process.pid}-${Date.now()}`);
+    execFileSync('mkfifo', [fifo]);
+    // The read end first, without waiting for a writer; then the write end finds its reader.
+    const readEnd = fs.openSync(fifo, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+    fifoEnds = [readEnd, fs.openSync(fifo, fs.constants.O_WRONLY)];
+    fs.unlinkSync(fifo);
+  }
+  const consumer = start(process.execPath, [CONSUMER], {
+    cwd: ROOT,
+    stdio: [fifoEnds ? fifoEnds[0] : 'pipe', 'pipe', 'pipe'],
+    env: pace ? {...process.env, BENCH_PACE: `${pace.stallMs},${pace.portionBytes},${pace.pauseMs}`} : process.env,
+  });
   const consumerOut: Buffer[] = [];
   consumer.stdout?.on('data', (d: Buffer) => consumerOut.push(d));
   const consumerErr = tail(consumer.stderr);
@@ -176,12 +199,13 @@ export async function runPiped(
   const measure = opts.measure ?? true;
   if (measure && opts.stopAfterMs !== undefined) throw new Error(`${opts.label}: stopAfterMs needs measure: false`);
   const useTime = measure && HAS_TIME;
-  const nodeArgs = producerArgs[0] === MAIN ? [...MAIN_NODE_FLAGS, ...producerArgs] : producerArgs;
+  const program = opts.command ?? process.execPath;
+  const nodeArgs = !opts.command && producerArgs[0] === MAIN ? [...MAIN_NODE_FLAGS, ...producerArgs] : producerArgs;
   const [command, args] = useTime
-    ? [TIME, ['-f', '%e %U %S %M', '-o', timeFile, process.execPath, ...nodeArgs]]
-    : [process.execPath, nodeArgs];
+    ? [TIME, ['-f', '%e %U %S %M', '-o', timeFile, program, ...nodeArgs]]
+    : [program, nodeArgs];
   const startedAt = Date.now();
-  const pipe = consumer.stdin;
+  const pipe = fifoEnds ? fifoEnds[1] : consumer.stdin;
   if (!pipe) throw new Error(`${opts.label}: the consumer has no stdin pipe`);
   const producer = start(command, args, {
     cwd: ROOT,
@@ -189,7 +213,8 @@ export async function runPiped(
     env: {...process.env, ...opts.env},
   });
   // Our copy of the write end must close, or the consumer never sees the end of its input.
-  pipe.destroy();
+  if (fifoEnds) for (const fd of fifoEnds) fs.closeSync(fd);
+  else consumer.stdin?.destroy();
   const stopPolling = measure && !useTime && producer.pid !== undefined ? pollPeakRss(producer.pid) : undefined;
   const producerErr = tail(producer.stderr);
   let stopped = false;

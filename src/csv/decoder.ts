@@ -61,56 +61,87 @@ interface Decoder {
 function decoderFor(encoding: TextEncoding): Decoder {
   if (encoding === 'utf-16le') return new StringDecoder('utf16le');
   // For UTF-8, TextDecoder takes about half the time StringDecoder does on text with many
-  // non-ASCII characters. A BOM is dropped before the decoder sees it (see ByteDecoder).
+  // non-ASCII characters. A BOM is dropped before the decoder sees it (see Utf8Transcoder).
   const text = new TextDecoder(encoding, {ignoreBOM: true});
   return {write: (buf) => text.decode(buf, {stream: true}), end: () => text.decode()};
 }
 
+const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+const EMPTY = Buffer.alloc(0);
+
 /**
- * Bytes of an export file to text. A byte-order mark decides the encoding (UTF-8, UTF-16 LE or BE)
- * and is dropped, however often it was written; without one, UTF-16 is recognised by its zero
- * bytes, and a start that is not valid UTF-8 is read as Windows-1252 (the "Excel-friendly" export).
- * Bytes that are not valid in the chosen encoding become U+FFFD and are counted, as are NUL
- * characters, so that the reader can warn or stop instead of emitting garbage without a word.
+ * Text to bytes, UTF-8 but for a lone surrogate (which a UTF-16 file may hold and JSON keeps as
+ * `\udxxx`): that is written as its three-byte sequence (WTF-8), which valid UTF-8 never has, so
+ * that no two texts share their bytes and the record encoder can escape it as JSON.stringify does.
  */
-export class ByteDecoder {
+export function encodeWtf8(text: string): Buffer {
+  if (!/[\ud800-\udfff]/.test(text)) return Buffer.from(text, 'utf8');
+  const out = Buffer.allocUnsafe(text.length * 3);
+  let at = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    const d = i + 1 < text.length ? text.charCodeAt(i + 1) : 0;
+    if (c >= 0xd800 && c <= 0xdbff && d >= 0xdc00 && d <= 0xdfff) {
+      at += out.write(text.slice(i, i + 2), at, 'utf8');
+      i++;
+    } else if (c >= 0xd800 && c <= 0xdfff) {
+      out[at++] = 0xed;
+      out[at++] = 0x80 | ((c >> 6) & 0x3f);
+      out[at++] = 0x80 | (c & 0x3f);
+    } else {
+      at += out.write(text[i], at, 'utf8');
+    }
+  }
+  return out.subarray(0, at);
+}
+
+/**
+ * Bytes of an export file to UTF-8 bytes, for the CSV scanner. A byte-order mark decides the
+ * encoding (UTF-8, UTF-16 LE or BE) and is dropped, however often it was written; without one,
+ * UTF-16 is recognised by its zero bytes, and a start that is not valid UTF-8 is read as
+ * Windows-1252 (the "Excel-friendly" export). Valid UTF-8 passes through untouched (checked
+ * natively); a stretch that is not becomes what a UTF-8 decoder reads, each invalid sequence a
+ * U+FFFD; other encodings are decoded and encoded again (see encodeWtf8). Invalid sequences and
+ * NUL characters are counted, so that the reader can warn or stop instead of emitting garbage
+ * without a word.
+ */
+export class Utf8Transcoder {
   encoding: TextEncoding = 'utf-8';
   basis: EncodingBasis = 'default';
   invalidSequences = 0;
   nulChars = 0;
   private decoder: Decoder | undefined;
+  private chosen = false;
   private held: Buffer | undefined;
+  /** The file's first bytes are still to come: a BOM there (even repeated) is dropped. */
   private leading = true;
-  /** The UTF-8 decoder holds the start of a sequence cut at the end of the previous chunk. */
-  private cut = false;
-  /** The last three bytes given to the UTF-8 decoder. */
-  private lastBytes = Buffer.alloc(0);
+  /** UTF-8: the start of a sequence cut at the end of the previous chunk. */
+  private carry: Buffer = EMPTY;
 
-  write(chunk: Buffer): string {
+  write(chunk: Buffer): Buffer {
     let buf = chunk;
-    if (!this.decoder) {
+    if (!this.chosen) {
       buf = this.held ? Buffer.concat([this.held, chunk]) : chunk;
       if (buf.length < SNIFF_BYTES) {
         this.held = buf;
-        return '';
+        return EMPTY;
       }
       this.held = undefined;
       buf = this.choose(buf);
     }
-    return this.text((this.decoder as Decoder).write(buf), buf);
+    return this.convert(buf, false);
   }
 
-  end(): string {
-    let tail = '';
-    if (!this.decoder) {
-      const buf = this.choose(this.held ?? Buffer.alloc(0));
-      tail = this.text((this.decoder as unknown as Decoder).write(buf), buf);
-    }
-    return tail + this.text((this.decoder as Decoder).end(), Buffer.alloc(0));
+  end(): Buffer {
+    const head = this.chosen ? EMPTY : this.convert(this.choose(this.held ?? EMPTY), false);
+    this.held = undefined;
+    const tail = this.convert(EMPTY, true);
+    return head.length === 0 ? tail : tail.length === 0 ? head : Buffer.concat([head, tail]);
   }
 
-  /** Picks the decoder from the first bytes; returns the bytes left after a byte-order mark. */
+  /** Picks the encoding from the first bytes; returns the bytes left after a byte-order mark. */
   private choose(buf: Buffer): Buffer {
+    this.chosen = true;
     let encoding: TextEncoding | undefined;
     let skip = 0;
     if (buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) [encoding, skip] = ['utf-8', 3];
@@ -123,38 +154,53 @@ export class ByteDecoder {
       if (encoding) this.basis = 'sniffed';
     }
     this.encoding = encoding ?? 'utf-8';
-    this.decoder = decoderFor(this.encoding);
+    if (this.encoding !== 'utf-8') this.decoder = decoderFor(this.encoding);
     return buf.subarray(skip);
   }
 
-  private text(text: string, bytes: Buffer): string {
-    let out = text;
-    if (this.leading && out.length > 0) {
-      // A BOM written twice (or more) must not end up in the first column's name.
-      out = out.replace(/^\uFEFF+/, '');
-      this.leading = out.length === 0;
-    }
-    let legitimate = 0;
-    if (this.encoding === 'utf-8') {
-      // Whole valid UTF-8 with nothing held from before decodes without a U+FFFD of its own: the
-      // bytes are checked (natively, many times faster) instead of the text.
-      const whole = !this.cut && isUtf8(bytes);
-      const before = this.lastBytes;
-      this.lastBytes = Buffer.from((bytes.length >= 3 ? bytes : Buffer.concat([before, bytes])).subarray(-3));
-      this.cut = !whole && completeUtf8(this.lastBytes).length !== this.lastBytes.length;
-      if (whole) {
-        if (bytes.includes(0)) this.nulChars += countChar(out, '\0');
-        return out;
+  private convert(buf: Buffer, last: boolean): Buffer {
+    if (this.decoder) {
+      let text = last ? this.decoder.end() : this.decoder.write(buf);
+      if (this.leading && text.length > 0) {
+        // A BOM written twice (or more) must not end up in the first column's name.
+        text = text.replace(/^\uFEFF+/, '');
+        this.leading = text.length === 0;
       }
-      // A U+FFFD of the text may have its bytes split between two chunks: it comes out with its last byte.
-      if (out.includes(REPLACEMENT)) {
-        legitimate = countBytes(Buffer.concat([before.subarray(-2), bytes]), ENCODED_REPLACEMENT);
+      this.count(text, 0);
+      return encodeWtf8(text);
+    }
+    let data = this.carry.length > 0 ? Buffer.concat([this.carry, buf]) : buf;
+    if (this.leading) {
+      while (data.length >= 3 && data[0] === 0xef && data[1] === 0xbb && data[2] === 0xbf) data = data.subarray(3);
+      if (!last && data.length < 3 && UTF8_BOM.subarray(0, data.length).equals(data)) {
+        // Perhaps the start of one more BOM: decided with the next bytes.
+        this.carry = Buffer.from(data);
+        return EMPTY;
       }
+      this.leading = data.length === 0 && !last;
     }
-    if (out.includes(REPLACEMENT)) {
-      this.invalidSequences += Math.max(0, countChar(out, REPLACEMENT) - legitimate);
+    const whole = last ? data : completeUtf8(data);
+    this.carry = whole.length === data.length ? EMPTY : Buffer.from(data.subarray(whole.length));
+    if (isUtf8(whole)) {
+      if (whole.includes(0)) this.nulChars += countByte(whole, 0);
+      return whole;
     }
-    if (out.includes('\0')) this.nulChars += countChar(out, '\0');
-    return out;
+    // Not valid UTF-8: what a decoder makes of it, counting the U+FFFD it adds (not those the file had).
+    const text = new TextDecoder('utf-8', {ignoreBOM: true}).decode(whole);
+    this.count(text, countBytes(whole, ENCODED_REPLACEMENT));
+    return Buffer.from(text, 'utf8');
   }
+
+  private count(text: string, legitimate: number): void {
+    if (text.includes(REPLACEMENT)) {
+      this.invalidSequences += Math.max(0, countChar(text, REPLACEMENT) - legitimate);
+    }
+    if (text.includes('\0')) this.nulChars += countChar(text, '\0');
+  }
+}
+
+function countByte(buf: Buffer, byte: number): number {
+  let n = 0;
+  for (let i = buf.indexOf(byte); i !== -1; i = buf.indexOf(byte, i + 1)) n++;
+  return n;
 }

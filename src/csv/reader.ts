@@ -1,5 +1,9 @@
-import {ByteDecoder, EncodingBasis, TextEncoding} from './decoder';
-import {CsvParserOptions, CsvRowParser, LineEnds} from './parser';
+import {EncodingBasis, TextEncoding, Utf8Transcoder} from './decoder';
+import {CsvParserOptions, CsvScanner, LineEnds} from './parser';
+import {RowBatch} from './rows';
+
+/** Complete rows are handed on once their bytes reach this (or the file ends): a few hundred rows a batch. */
+const BATCH_BYTES = 256 * 1024;
 
 export interface CsvReadOptions extends CsvParserOptions {
   separator: string;
@@ -28,8 +32,11 @@ export class CsvEncodingError extends Error {
 export interface CsvSink {
   /** The header row as the file has it. Returning false stops the reading after the rows that came with it. */
   header(cells: string[]): boolean | void;
-  /** Complete rows in file order; a returned promise means: wait before pushing more. */
-  rows(batch: string[][]): Promise<void> | undefined;
+  /**
+   * Complete rows in file order, as bytes and cell offsets (the batch's memory is the sink's from
+   * now on); a returned promise means: wait before pushing more.
+   */
+  rows(batch: RowBatch): Promise<void> | undefined;
   /** Bytes taken so far, after every chunk. */
   progress?(bytes: number): void;
 }
@@ -53,71 +60,81 @@ export interface CsvSummary {
 }
 
 /**
- * The one CSV reader of a download, for discover's header sample and for read: bytes to text (BOM,
- * encoding), text to rows, the header to the sink first, then the rows in batches. Errors of the
- * bytes' transport and of the CSV itself propagate to the caller unchanged.
+ * The one CSV reader of a download, for discover's header sample and for read: bytes to UTF-8
+ * (BOM, encoding), UTF-8 to rows (no string per cell), the header to the sink first, then the rows
+ * in batches. Errors of the bytes' transport and of the CSV itself propagate to the caller unchanged.
  */
 export async function readCsv(
   chunks: AsyncIterable<Buffer>,
   options: CsvReadOptions,
   sink: CsvSink
 ): Promise<CsvSummary> {
-  const decoder = new ByteDecoder();
-  const parser = new CsvRowParser(options.separator, options);
-  const rows: string[][] = [];
+  const transcoder = new Utf8Transcoder();
+  const scanner = new CsvScanner(options.separator, options);
   let headerSeen = false;
   let stopped = false;
   let count = 0;
   let bytes = 0;
 
-  /** Hands over what the parser produced; returns false when the sink wants no more. */
-  const deliver = async (): Promise<boolean> => {
-    let batch = rows.splice(0, rows.length);
+  /** Hands over what the scanner found (rows once enough have come, or `all`); returns false when the sink wants no more. */
+  const deliver = async (all: boolean): Promise<boolean> => {
     let more = true;
-    if (!headerSeen && batch.length) {
+    if (!headerSeen && scanner.header) {
       headerSeen = true;
-      more = sink.header(batch[0]) !== false;
-      batch = batch.slice(1);
+      more = sink.header(scanner.header) !== false;
     }
-    if (batch.length) {
-      count += batch.length;
+    if (scanner.readyRows > 0 && (all || !more || scanner.readyBytes >= BATCH_BYTES)) {
+      const batch = scanner.take() as RowBatch;
+      count += batch.rows;
       const wait = sink.rows(batch);
       if (wait) await wait;
     }
     return more;
   };
 
-  for await (const chunk of chunks) {
-    bytes += chunk.length;
-    parser.push(decoder.write(chunk), rows);
-    if (options.maxInvalidSequences !== undefined && decoder.invalidSequences > options.maxInvalidSequences) {
-      throw new CsvEncodingError(decoder.encoding, decoder.invalidSequences, options.maxInvalidSequences);
+  const source = chunks[Symbol.asyncIterator]();
+  for (;;) {
+    let next: IteratorResult<Buffer>;
+    try {
+      next = await source.next();
+    } catch (err) {
+      // The download failed (a cut-off): the rows that came whole before it are delivered first.
+      await deliver(true);
+      throw err;
     }
-    if (rows.length && !(await deliver())) {
+    if (next.done) break;
+    const chunk = next.value;
+    bytes += chunk.length;
+    scanner.push(transcoder.write(chunk));
+    if (options.maxInvalidSequences !== undefined && transcoder.invalidSequences > options.maxInvalidSequences) {
+      throw new CsvEncodingError(transcoder.encoding, transcoder.invalidSequences, options.maxInvalidSequences);
+    }
+    if (!(await deliver(false))) {
       stopped = true;
+      await source.return?.();
       break;
     }
     sink.progress?.(bytes);
   }
   let withheldLastRow = false;
   if (!stopped) {
-    parser.push(decoder.end(), rows);
+    scanner.push(transcoder.end());
     // A last row without its line end may have been cut anywhere, even mid-cell: not parsed, withheld.
-    if (options.withholdUnterminatedRow && !parser.terminated) withheldLastRow = true;
-    else parser.end(rows);
-    if (rows.length && !(await deliver())) stopped = true;
+    if (options.withholdUnterminatedRow && !scanner.terminated) withheldLastRow = true;
+    else scanner.end();
+    if (!(await deliver(true))) stopped = true;
   }
   return {
     rows: count,
     headerSeen,
-    terminated: parser.terminated,
+    terminated: scanner.terminated,
     stopped,
     withheldLastRow,
-    encoding: decoder.encoding,
-    encodingBasis: decoder.basis,
-    invalidSequences: decoder.invalidSequences,
-    nulChars: decoder.nulChars,
-    lineEnds: {...parser.lineEnds},
-    quotedCells: parser.quotedCells,
+    encoding: transcoder.encoding,
+    encodingBasis: transcoder.basis,
+    invalidSequences: transcoder.invalidSequences,
+    nulChars: transcoder.nulChars,
+    lineEnds: {...scanner.lineEnds},
+    quotedCells: scanner.quotedCells,
   };
 }

@@ -1,11 +1,12 @@
 import {DownloadCutOff, ExportFile, Framing} from '../api/download';
 import {errorMessage} from '../core/errors';
 import {TimeWindow} from '../core/time';
-import {ByteDecoder, EncodingBasis, TextEncoding} from '../csv/decoder';
+import {encodeWtf8, EncodingBasis, TextEncoding, Utf8Transcoder} from '../csv/decoder';
 import {isCreatedHeader, isResponseIdHeader} from '../csv/header';
-import {CsvFormatError, CsvProblem, CsvRowParser, LineEnds} from '../csv/parser';
+import {CsvFormatError, CsvProblem, CsvScanner, LineEnds} from '../csv/parser';
 import {readCsv} from '../csv/reader';
-import {ReadTime, readTime, timeShape} from './shapes';
+import {rowStrings} from '../csv/rows';
+import {placeInWindow, ReadTime, readTime, timeShape} from '../core/time-text';
 
 /** Separators a file may use instead of the configured one (the SOAP API's default was ¤). */
 const CANDIDATE_SEPARATORS = ['|', ',', ';', '\t', '¤'];
@@ -65,14 +66,6 @@ export interface FileSample {
   fit: WindowFit;
 }
 
-/** Where a time lies against (since, until]: -1 before or at since, 0 inside, 1 after until. */
-export function placeInWindow(time: ReadTime, window: TimeWindow): -1 | 0 | 1 {
-  const afterSince = time.ms > window.since || (time.ms === window.since && time.beyondMs);
-  if (!afterSince) return -1;
-  const atOrBeforeUntil = time.ms < window.until || (time.ms === window.until && !time.beyondMs);
-  return atOrBeforeUntil ? 0 : 1;
-}
-
 /**
  * Reads an export file as the connector's CSV reader does (strictly: a stray quote is a finding), and
  * keeps what the probe's verdicts need. Stops after `maxRows` rows; never keeps a cell.
@@ -120,7 +113,7 @@ export async function sampleFile(
           readHeader(cells);
         },
         rows: (batch) => {
-          for (const row of batch) {
+          for (const row of rowStrings(batch)) {
             if (sample.rows >= opts.maxRows) {
               sample.stoppedEarly = true;
               file.close();
@@ -160,10 +153,10 @@ export async function sampleFile(
     sample.receivedBytes = file.receivedBytes;
   }
   if (head.length) {
-    const decoder = new ByteDecoder();
-    const text = decoder.write(head) + decoder.end();
-    sample.encoding = decoder.encoding;
-    sample.encodingBasis = decoder.basis;
+    const transcoder = new Utf8Transcoder();
+    const text = Buffer.concat([transcoder.write(head), transcoder.end()]).toString('utf8');
+    sample.encoding = transcoder.encoding;
+    sample.encodingBasis = transcoder.basis;
     sample.separators = [opts.separator, ...CANDIDATE_SEPARATORS.filter((s) => s !== opts.separator)].map((s) =>
       fitSeparator(text, s)
     );
@@ -176,14 +169,19 @@ export async function sampleFile(
 
 /** The rows complete in a file's start, up to the first that does not parse. */
 function firstRows(text: string, separator: string): {rows: string[][]; error: boolean} {
-  const rows: string[][] = [];
+  // The scanner takes one-byte separators: a wider one (¤) is tried as a control character the text lacks.
+  const wide = separator.charCodeAt(0) > 127 ? '\u001f' : undefined;
+  const scanner = new CsvScanner(wide ?? separator, {acceptStrayQuotes: true});
+  let error = false;
   try {
-    new CsvRowParser(separator, {acceptStrayQuotes: true}).push(text, rows);
-    return {rows, error: false};
+    scanner.push(encodeWtf8(wide ? text.replaceAll(wide, ' ').replaceAll(separator, wide) : text));
   } catch (err) {
     if (!(err instanceof CsvFormatError)) throw err;
-    return {rows, error: true};
+    error = true;
   }
+  const batch = scanner.take();
+  const rows = scanner.header ? [scanner.header, ...(batch ? rowStrings(batch) : [])] : [];
+  return {rows, error};
 }
 
 function fitSeparator(text: string, separator: string): SeparatorFit {

@@ -4,7 +4,8 @@ import {formatDuration, TimeWindow} from '../core/time';
 import {AssumptionId} from './assumptions';
 import {FileSample, SeparatorFit} from './file-sample';
 import {AnswerLog, ApiAnswer} from './observer';
-import {mediaType, memberShapes, tally, timeShape, word} from './shapes';
+import {timeShape} from '../core/time-text';
+import {mediaType, memberShapes, tally, word} from './shapes';
 
 export type VerdictState = 'confirmed' | 'contradicted' | 'unknown';
 

@@ -1,98 +1,28 @@
 import {AirbyteMessage} from 'faros-airbyte-cdk/lib/protocol';
-import fs from 'fs';
-import path from 'path';
-import {Worker} from 'worker_threads';
 
 import {LIMITS} from '../core/limits';
 import {toJsonLine} from './messages';
-import {packRows, RecordEncoder} from './record-encoder';
-import type {WorkerRequest} from './record-worker';
-
-/** Encoders the worker keeps; the oldest is dropped (and made again should it be used again). */
-const WORKER_ENCODERS = 64;
-/** Requests the worker may have unanswered before the writer of records waits. */
-const WORKER_IN_FLIGHT = 4;
-const WORKER_YOUNG_MB = 4;
+import {BrokenListener, OutputSink, StreamSink, WorkerSink} from './output-sinks';
+import {RowBatch} from '../csv/rows';
+import {RecordEncoder} from './record-encoder';
 
 /**
- * A worker thread that encodes records, so that parsing (on the main thread) and encoding run on
- * two cores. Rows go packed (one string and the cells' lengths), lines come back as transferred
- * buffers, answers in the order of the requests.
- */
-class RecordWorker {
-  private readonly ids = new WeakMap<RecordEncoder, number>();
-  /** Encoders the worker holds, oldest first. */
-  private readonly live: number[] = [];
-  private nextId = 1;
-  private readonly answers: {resolve: (chunks: Uint8Array[]) => void; reject: (err: Error) => void}[] = [];
-
-  private constructor(private readonly worker: Worker) {
-    worker.unref();
-    worker.on('message', (chunks: Uint8Array[]) => {
-      this.answers.shift()?.resolve(chunks);
-      if (this.answers.length === 0) worker.unref();
-    });
-    worker.on('error', (err) => this.fail(err));
-    worker.on('exit', (code) => this.fail(new Error(`the record worker exited (code ${code})`)));
-  }
-
-  /** The worker, or undefined where its compiled file is missing (the sources run under ts-jest). */
-  static start(): RecordWorker | undefined {
-    const file = path.join(__dirname, 'record-worker.js');
-    // A small young generation: the worker's garbage is short-lived, and memory is bounded (peak RSS).
-    const options = {resourceLimits: {maxYoungGenerationSizeMb: WORKER_YOUNG_MB}};
-    return fs.existsSync(file) ? new RecordWorker(new Worker(file, options)) : undefined;
-  }
-
-  encode(encoder: RecordEncoder, rows: readonly (readonly string[])[], emittedAt: number, batchBytes: number) {
-    let id = this.ids.get(encoder);
-    if (id === undefined || !this.live.includes(id)) {
-      id = this.nextId++;
-      this.ids.set(encoder, id);
-      this.live.push(id);
-      this.post({kind: 'encoder', id, shape: encoder.shape});
-      if (this.live.length > WORKER_ENCODERS) this.post({kind: 'drop', id: this.live.shift() as number});
-    }
-    const packed = packRows(rows);
-    this.post({kind: 'rows', id, packed, emittedAt, batchBytes}, [packed.lengths.buffer as ArrayBuffer]);
-    this.worker.ref();
-    return new Promise<Uint8Array[]>((resolve, reject) => this.answers.push({resolve, reject}));
-  }
-
-  close(): void {
-    void this.worker.terminate();
-  }
-
-  private post(request: WorkerRequest, transfer: ArrayBuffer[] = []): void {
-    this.worker.postMessage(request, transfer);
-  }
-
-  private fail(err: Error): void {
-    for (const answer of this.answers.splice(0)) answer.reject(err);
-  }
-}
-
-/**
- * Writes protocol messages to stdout as JSON lines, in batches, honouring backpressure. The kit's
- * console.log-per-message path queues unboundedly on a slow consumer (gigabytes on a large export).
- * A batch is written when it is full, when a STATE is written (a checkpoint must not wait), and at
- * the latest a second after its first line. Records may be encoded on a worker thread
- * (`encodeInWorker`); every line still goes out in the order it was written.
+ * Writes protocol messages to stdout as JSON lines, in batches, with backpressure by construction:
+ * the kit's console.log-per-message path queues unboundedly on a slow consumer (gigabytes on a
+ * large export), here a write returns a promise whenever the output's bounded queue is full (see
+ * OutputSink). A batch is written when it is full, when a STATE is written (a checkpoint must not
+ * wait), and at the latest a second after its first line. Records may be encoded, and everything
+ * written, by a worker thread (`encodeInWorker`); every line still goes out in the order it was written.
  */
 export class MessageWriter {
   private buffer: Buffer;
   private used = 0;
-  private pending: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private timerDue = 0;
-  private worker: RecordWorker | undefined;
-  /** Writes waiting behind records the worker is encoding: the last one, and how many. */
-  private behind: Promise<void> = Promise.resolve();
-  private waiting = 0;
-  /** Completion of each request to the worker not yet written out, oldest first. */
-  private readonly inFlight: Promise<void>[] = [];
-  private failure: Error | undefined;
-  private broken = false;
+  private readonly stream: StreamSink;
+  private sink: OutputSink;
+  private written = false;
+  private brokenListener: BrokenListener | undefined;
 
   constructor(
     private readonly out: NodeJS.WritableStream = process.stdout,
@@ -105,25 +35,34 @@ export class MessageWriter {
     private readonly batchBytes = 64 * 1024
   ) {
     this.buffer = Buffer.allocUnsafe(batchBytes);
+    this.stream = new StreamSink(out, batchBytes);
+    this.sink = this.stream;
   }
 
   /**
-   * Calls `listener` once if the stream fails (its reader went away: EPIPE); from then on nothing
-   * is written and nothing waits for the stream.
+   * Calls `listener` once if the output fails (its reader went away: EPIPE); from then on nothing
+   * is written and nothing waits for it.
    */
   onBroken(listener: (err: NodeJS.ErrnoException) => void): void {
-    this.out.on('error', (err: NodeJS.ErrnoException) => {
-      if (this.broken) return;
-      this.broken = true;
-      this.pending = undefined;
-      listener(err);
-    });
+    this.brokenListener = listener;
+    this.stream.onBroken(listener);
+    if (this.sink instanceof WorkerSink) this.sink.onBroken(listener);
   }
 
-  /** Encodes records on a worker thread from now on, where one can start; true if it did. */
+  /**
+   * From now on a worker thread encodes the records and writes everything to the output's file
+   * descriptor itself, where one can start: the output must have one (stdout does), and nothing
+   * may have been written to it yet (the worker's bytes must not overtake the stream's). True if it did.
+   */
   encodeInWorker(): boolean {
-    this.worker ??= RecordWorker.start();
-    return this.worker !== undefined;
+    if (this.sink instanceof WorkerSink) return true;
+    const fd = (this.out as {fd?: unknown}).fd;
+    if (this.written || typeof fd !== 'number') return false;
+    const worker = WorkerSink.start(fd);
+    if (!worker) return false;
+    if (this.brokenListener) worker.onBroken(this.brokenListener);
+    this.sink = worker;
+    return true;
   }
 
   /**
@@ -136,7 +75,7 @@ export class MessageWriter {
     return wait;
   }
 
-  /** Writes one message and everything before it now (a checkpoint), waiting for the consumer. */
+  /** Writes one message and everything before it now (a checkpoint), and waits until the output has taken it. */
   async writeNow(message: AirbyteMessage): Promise<void> {
     this.write(message);
     await this.flush();
@@ -155,28 +94,18 @@ export class MessageWriter {
       this.buffer[this.used++] = 10;
       if (!this.timer) this.flushWithin(LIMITS.flushEveryMs);
     }
-    return wait ?? this.pending;
+    return wait;
   }
 
-  /** Queues rows as records (the hot path); returns a promise when the caller should wait. */
-  writeRecords(
-    rows: readonly (readonly string[])[],
-    encoder: RecordEncoder,
-    emittedAt: number
-  ): Promise<void> | undefined {
-    if (this.failure) throw this.failure;
+  /**
+   * Queues rows as records (the hot path); returns a promise when the caller should wait: the
+   * output's queue is full, and the promise resolves when it has room again.
+   */
+  writeRecords(rows: RowBatch, encoder: RecordEncoder, emittedAt: number): Promise<void> | undefined {
     // Lines queued before these records go first.
-    this.drainBuffer();
-    if (!this.worker) {
-      let wait: Promise<void> | undefined;
-      for (const chunk of encoder.encode(packRows(rows), emittedAt, this.batchBytes)) wait = this.send(chunk);
-      return wait;
-    }
-    const encoded = this.worker.encode(encoder, rows, emittedAt, this.batchBytes);
-    const done = this.enqueue(encoded, (chunks) => chunks.forEach((chunk) => this.writeOut(chunk)));
-    this.inFlight.push(done);
-    void done.finally(() => this.inFlight.shift());
-    return this.inFlight.length >= WORKER_IN_FLIGHT ? this.inFlight[0] : this.pending;
+    const before = this.drainBuffer();
+    this.written = true;
+    return this.sink.records(rows, encoder, emittedAt) ?? before;
   }
 
   /** Makes sure what is queued is written within `ms`. */
@@ -194,58 +123,28 @@ export class MessageWriter {
       clearTimeout(this.timer);
       this.timer = undefined;
     }
-    if (this.used === 0) return this.pending;
+    if (this.used === 0) return undefined;
     const chunk = this.buffer.subarray(0, this.used);
-    // The stream may keep the chunk until it is written: the next batch gets a buffer of its own.
+    // The output may keep the chunk until it is written: the next batch gets a buffer of its own.
     this.buffer = Buffer.allocUnsafe(this.batchBytes);
     this.used = 0;
     return this.send(chunk);
   }
 
-  /** Writes a chunk now, or after the records the worker is still encoding. */
   private send(chunk: Uint8Array): Promise<void> | undefined {
-    if (this.waiting === 0) this.writeOut(chunk);
-    else void this.enqueue(Promise.resolve(chunk), (ready) => this.writeOut(ready));
-    return this.pending;
+    this.written = true;
+    return this.sink.bytes(chunk);
   }
 
-  /** Writes what `ready` gives once it is there and everything queued before it is written. */
-  private enqueue<T>(ready: Promise<T>, write: (value: T) => void): Promise<void> {
-    this.waiting++;
-    const done = Promise.all([this.behind, ready]).then(
-      ([, value]) => write(value),
-      (err: Error) => {
-        this.failure ??= err;
-      }
-    );
-    this.behind = done.finally(() => this.waiting--);
-    return done;
-  }
-
-  private writeOut(chunk: Uint8Array): void {
-    if (this.broken) return;
-    const ok = this.out.write(chunk);
-    if (!ok && !this.pending && !this.broken) {
-      this.pending = new Promise((resolve) => {
-        this.out.once('drain', () => {
-          this.pending = undefined;
-          resolve();
-        });
-      });
-    }
-  }
-
-  /** Writes everything queued and waits until the consumer has taken it. */
+  /** Writes everything queued and waits until the output has taken it. */
   async flush(): Promise<void> {
-    this.drainBuffer();
-    await this.behind;
-    if (this.failure) throw this.failure;
-    await this.pending;
+    await this.drainBuffer();
+    await this.sink.drained();
   }
 
   /** Stops the worker thread, if any (what is queued is lost: flush first). */
   close(): void {
-    this.worker?.close();
-    this.worker = undefined;
+    this.sink.close();
+    this.sink = this.stream;
   }
 }

@@ -1,11 +1,16 @@
-import {RecordShape} from '../sync/output-port';
+import {writeRfc3339} from '../core/time-text';
+import {QUOTE, RowBatch} from '../csv/rows';
+import {RecordShape, unreadableTime} from '../sync/output-port';
 
-const QUOTE = 34;
 const BACKSLASH = 92;
 const HEX = Buffer.from('0123456789abcdef');
-const NULL = Buffer.from('null');
-/** The letter JSON escapes a control character with (`\n`), by code; 0 for those written as `\u00XX`. */
-const SHORT_ESCAPE = new Uint8Array(32);
+/**
+ * Per byte of a cell's UTF-8: 0 when JSON takes it as it is; else the letter JSON escapes a control
+ * character with (`\n`), 1 for one written `\u00XX`, 2 for a quote or backslash, 3 for the first
+ * byte of a lone surrogate's three (0xED, see decoder.ts encodeWtf8).
+ */
+const ESCAPE = new Uint8Array(256);
+for (let c = 0; c < 32; c++) ESCAPE[c] = 1;
 for (const [code, letter] of [
   [8, 'b'],
   [9, 't'],
@@ -13,263 +18,251 @@ for (const [code, letter] of [
   [12, 'f'],
   [13, 'r'],
 ] as const)
-  SHORT_ESCAPE[code] = letter.charCodeAt(0);
+  ESCAPE[code] = letter.charCodeAt(0);
+ESCAPE[QUOTE] = 2;
+ESCAPE[BACKSLASH] = 2;
+ESCAPE[0xed] = 3;
 
 /**
- * Rows as one string holding every cell, and the cells' lengths (per row: its number of cells, then
- * each cell's length). Cheap to build, and to hand to a worker thread: two objects, not a string per cell.
+ * Writes the JSON escape of the byte b[i] (one ESCAPE marks) at out[o]; returns where it ends. A
+ * lone surrogate's three bytes (0xED then 0xA0 or more: never in valid UTF-8) become `\udxxx`; any
+ * other 0xED starts an ordinary character and is written as it is.
  */
-export interface PackedRows {
-  text: string;
-  lengths: Int32Array;
-  rows: number;
+function writeEscape(b: Uint8Array, i: number, out: Uint8Array, o: number): number {
+  const c = b[i];
+  const kind = ESCAPE[c];
+  if (kind === 2) {
+    out[o] = BACKSLASH;
+    out[o + 1] = c;
+    return o + 2;
+  }
+  if (kind === 3) {
+    if (b[i + 1] < 0xa0) {
+      out[o] = c;
+      return o + 1;
+    }
+    const unit = 0xd000 | ((b[i + 1] & 0x3f) << 6) | (b[i + 2] & 0x3f);
+    out[o] = BACKSLASH;
+    out[o + 1] = 117; // u
+    out[o + 2] = HEX[unit >> 12];
+    out[o + 3] = HEX[(unit >> 8) & 15];
+    out[o + 4] = HEX[(unit >> 4) & 15];
+    out[o + 5] = HEX[unit & 15];
+    return o + 6;
+  }
+  out[o] = BACKSLASH;
+  if (kind !== 1) {
+    out[o + 1] = kind;
+    return o + 2;
+  }
+  out[o + 1] = 117; // u
+  out[o + 2] = 48;
+  out[o + 3] = 48;
+  out[o + 4] = HEX[c >> 4];
+  out[o + 5] = HEX[c & 15];
+  return o + 6;
 }
 
-export function packRows(rows: readonly (readonly string[])[]): PackedRows {
-  let count = rows.length;
-  for (const row of rows) count += row.length;
-  const lengths = new Int32Array(count);
-  // Appending makes a rope that is copied once, when posted: cheaper than joining row by row.
-  let text = '';
-  let k = 0;
-  for (const row of rows) {
-    lengths[k++] = row.length;
-    for (const cell of row) {
-      lengths[k++] = cell.length;
-      text += cell;
-    }
-  }
-  return {text, lengths, rows: rows.length};
+function copy(from: Uint8Array, out: Uint8Array, o: number): number {
+  out.set(from, o);
+  return o + from.length;
 }
+
+/** How a cell is written: as text (empty is null), as text kept when empty, or as a time (RFC 3339). */
+const CELL = 0;
+const TEXT = 1;
+const TIME = 2;
+
+/** The end of a record, and of one with changes (`meta.changes`, between the two). */
+const END = Buffer.from('}}\n');
+const META_OPEN = Buffer.from(',"meta":{"changes":[');
+const META_CLOSE = Buffer.from(']}}}\n');
 
 /**
- * Writes text[from, to) at `pos` as a JSON string, UTF-8, byte for byte as JSON.stringify and
- * Buffer.write would make it (a lone surrogate escaped as `\udxxx`); returns where it ends. One
- * pass in JS: for cells of a few characters, a call into the runtime (a slice, a test, a write)
- * costs more than the loop. Writes at most 2 + 6 bytes a UTF-16 unit.
- */
-function writeJsonString(text: string, from: number, to: number, buf: Buffer, pos: number): number {
-  let at = pos;
-  buf[at++] = QUOTE;
-  for (let i = from; i < to; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 0x80) {
-      if (c >= 0x20 && c !== QUOTE && c !== BACKSLASH) {
-        buf[at++] = c;
-        continue;
-      }
-      buf[at++] = BACKSLASH;
-      if (c >= 0x20) {
-        buf[at++] = c;
-      } else if (SHORT_ESCAPE[c] !== 0) {
-        buf[at++] = SHORT_ESCAPE[c];
-      } else {
-        buf[at++] = 117; // u
-        buf[at++] = 48;
-        buf[at++] = 48;
-        buf[at++] = HEX[c >> 4];
-        buf[at++] = HEX[c & 15];
-      }
-    } else if (c < 0x800) {
-      buf[at++] = 0xc0 | (c >> 6);
-      buf[at++] = 0x80 | (c & 63);
-    } else if (c < 0xd800 || c > 0xdfff) {
-      buf[at++] = 0xe0 | (c >> 12);
-      buf[at++] = 0x80 | ((c >> 6) & 63);
-      buf[at++] = 0x80 | (c & 63);
-    } else {
-      const d = i + 1 < to ? text.charCodeAt(i + 1) : 0;
-      if (c <= 0xdbff && d >= 0xdc00 && d <= 0xdfff) {
-        const point = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
-        buf[at++] = 0xf0 | (point >> 18);
-        buf[at++] = 0x80 | ((point >> 12) & 63);
-        buf[at++] = 0x80 | ((point >> 6) & 63);
-        buf[at++] = 0x80 | (point & 63);
-        i++;
-      } else {
-        buf[at++] = BACKSLASH;
-        buf[at++] = 117; // u
-        buf[at++] = HEX[c >> 12];
-        buf[at++] = HEX[(c >> 8) & 15];
-        buf[at++] = HEX[(c >> 4) & 15];
-        buf[at++] = HEX[c & 15];
-      }
-    }
-  }
-  buf[at++] = QUOTE;
-  return at;
-}
-
-/** A step of writing one record: bytes that are the same in every record, or cells of the row under their keys. */
-type Step =
-  | {kind: 'literal'; bytes: Buffer}
-  /** The cells from index `from` on, each as `key` + its JSON string, or as `nullKey` when empty or missing. */
-  | {kind: 'cells'; from: number; keys: Buffer[]; nullKeys: Buffer[]}
-  /** One cell as `key` + its JSON string, also when empty ("" then); `nullKey` when the row lacks it. */
-  | {kind: 'text'; index: number; key: Buffer; nullKey: Buffer};
-
-interface Compiled {
-  steps: Step[];
-  /** Bytes of a record without its cells' text; values it holds (each at most two quotes). */
-  fixedBytes: number;
-  slots: number;
-  /** The most times one cell is written in a record. */
-  repeats: number;
-  /** Some step starts at a cell other than the first: each row's cell offsets are needed. */
-  offsets: boolean;
-}
-
-/**
- * A shape compiled into steps: keys escaped once, the constants and braces merged into literals, and
- * fields of consecutive cells merged into one run (a quest stream's row is one run and one literal).
- */
-function compile(shape: RecordShape): Compiled {
-  const steps: Step[] = [];
-  let literal = '';
-  let run: {from: number; keys: string[]} | undefined;
-  const flush = (): void => {
-    if (run) {
-      const keys = run.keys.map((k) => Buffer.from(k));
-      steps.push({kind: 'cells', from: run.from, keys, nullKeys: keys.map((k) => Buffer.concat([k, NULL]))});
-    } else if (literal) steps.push({kind: 'literal', bytes: Buffer.from(literal)});
-    run = undefined;
-    literal = '';
-  };
-  const cell = (index: number, key: string): void => {
-    if (literal || (run && run.from + run.keys.length !== index)) flush();
-    run ??= {from: index, keys: []};
-    run.keys.push(key);
-  };
-  const key = (name: string, first: boolean): string => `${first ? '' : ','}${JSON.stringify(name)}:`;
-  const uses = new Map<number, number>();
-  const use = (index: number): void => void uses.set(index, (uses.get(index) ?? 0) + 1);
-  shape.fields.forEach((field, f) => {
-    const head = key(field.name, f === 0);
-    // A run of cells ends at any other field; constants and braces gather into one literal.
-    if (run && field.kind !== 'cell') flush();
-    if (field.kind === 'constant') {
-      literal += head + JSON.stringify(field.value);
-    } else if (field.kind === 'text') {
-      flush();
-      use(field.index);
-      steps.push({kind: 'text', index: field.index, key: Buffer.from(head), nullKey: Buffer.from(`${head}null`)});
-    } else if (field.kind === 'cell') {
-      use(field.index);
-      cell(field.index, head);
-    } else {
-      literal += `${head}{`;
-      field.keys.forEach((k, i) => (use(i), cell(i, key(k, i === 0))));
-      flush();
-      literal += '}';
-    }
-  });
-  if (run) flush();
-  literal += '}}}\n';
-  flush();
-  let fixedBytes = 0;
-  let slots = 0;
-  for (const step of steps) {
-    if (step.kind === 'literal') fixedBytes += step.bytes.length;
-    else if (step.kind === 'text') {
-      fixedBytes += step.nullKey.length;
-      slots++;
-    } else {
-      fixedBytes += step.nullKeys.reduce((sum, k) => sum + k.length, 0);
-      slots += step.keys.length;
-    }
-  }
-  const offsets = steps.some((step) => step.kind === 'text' || (step.kind === 'cells' && step.from > 0));
-  return {steps, fixedBytes, slots, repeats: Math.max(1, ...uses.values()), offsets};
-}
-
-/**
- * Serialises rows of one stream as Airbyte RECORD lines, as their record shape says (see RecordShape),
- * encoded as UTF-8 straight into output buffers. The parts that are the same for every record
- * (stream name and namespace, escaped keys, constants) are encoded once, and each cell is escaped and
- * encoded in one pass: a row costs a copy per part instead of a JSON string per cell, a concatenated
- * line and a second encoding pass over it.
+ * Serialises rows of one stream as Airbyte RECORD lines, encoded as UTF-8 straight from the CSV's
+ * bytes into output buffers. The record's fields are compiled once into literal bytes around the
+ * cells (keys, fixed values, braces), so a row costs a copy per cell of a literal and one pass
+ * over each cell's bytes: no string, no JSON.stringify. Empty cells become null (the CSV cannot
+ * tell an empty answer from none), unless their field keeps them. A time field's cell is written
+ * as RFC 3339 in UTC; one that is not a time is null, and the record says so in `meta.changes`.
  */
 export class RecordEncoder {
-  private readonly compiled: Compiled;
+  /** Before the emitted_at time stamp, and after it up to the first cell. */
   private readonly prefix: string;
-  /** Where each cell of the row being written starts in the packed text (when a step needs it). */
-  private starts = new Int32Array(64);
+  private readonly lead: string;
+  /** Per cell written: its index in the row, and how it is written (CELL, TEXT, TIME). */
+  private readonly cells: Int32Array;
+  private readonly kinds: Uint8Array;
+  /** Per cell written: the bytes that follow it (its closing quote, or null, then the literal up to the next). */
+  private readonly close: Buffer[];
+  private readonly nullClose: Buffer[];
+  private readonly emptyClose: Buffer[];
+  /** Per cell written: its entry of meta.changes when it is nulled (a time that is not one). */
+  private readonly nulled: Buffer[];
+  /** The cells of the row being written that changed. */
+  private readonly changed: Int32Array;
+  private readonly fixedBytes: number;
+  /** The most times one cell is written in a record: each costs up to 6 bytes a byte of the cell. */
+  private readonly repeats: number;
 
   constructor(readonly shape: RecordShape) {
-    const {stream} = shape;
+    const {stream, fields} = shape;
     const namespace = stream.namespace ? `"namespace":${JSON.stringify(stream.namespace)},` : '';
     this.prefix = `{"type":"RECORD","record":{${namespace}"stream":${JSON.stringify(stream.name)},"emitted_at":`;
-    this.compiled = compile(shape);
+    const literals: string[] = [];
+    const cells: number[] = [];
+    const kinds: number[] = [];
+    const names: string[] = [];
+    let literal = ',"data":{';
+    const key = (name: string, first: boolean): string => `${first ? '' : ','}${JSON.stringify(name)}:`;
+    const cell = (index: number, kind: number, name: string): void => {
+      literals.push(literal);
+      cells.push(index);
+      kinds.push(kind);
+      names.push(name);
+      literal = '';
+    };
+    // Keys go out in the shape's order, each escaped by JSON.stringify: any header text is a key.
+    fields.forEach((field, f) => {
+      literal += key(field.name, f === 0);
+      if (field.kind === 'constant') literal += JSON.stringify(field.value);
+      else if (field.kind === 'cell') cell(field.index, CELL, field.name);
+      else if (field.kind === 'text') cell(field.index, TEXT, field.name);
+      else if (field.kind === 'time') cell(field.index, TIME, field.name);
+      else {
+        literal += '{';
+        field.keys.forEach((name, i) => {
+          literal += key(name, i === 0);
+          cell(i, CELL, name);
+        });
+        literal += '}';
+      }
+    });
+    literals.push(`${literal}}`);
+    this.lead = literals[0];
+    this.cells = Int32Array.from(cells);
+    this.kinds = Uint8Array.from(kinds);
+    this.changed = new Int32Array(cells.length);
+    const after = literals.slice(1);
+    this.close = after.map((l) => Buffer.from(`"${l}`));
+    this.nullClose = after.map((l) => Buffer.from(`null${l}`));
+    this.emptyClose = after.map((l) => Buffer.from(`""${l}`));
+    this.nulled = names.map((name) => Buffer.from(JSON.stringify(unreadableTime(name))));
+    const uses = new Map<number, number>();
+    for (const index of cells) uses.set(index, (uses.get(index) ?? 0) + 1);
+    this.repeats = Math.max(1, ...uses.values());
+    const changes = kinds.reduce((sum, kind, j) => sum + (kind === TIME ? this.nulled[j].length + 1 : 0), 0);
+    // The time stamp has at most 16 digits until the year 2286; a cell's opening quote is 1 byte.
+    this.fixedBytes =
+      Buffer.byteLength(this.prefix) +
+      16 +
+      Buffer.byteLength(this.lead) +
+      after.reduce((sum, _, j) => sum + Math.max(this.close[j].length + 1, this.nullClose[j].length), 0) +
+      (changes ? META_OPEN.length + changes + META_CLOSE.length : END.length);
+  }
+
+  /** The start of every line of a batch: up to the first cell, with the batch's time stamp. */
+  head(emittedAt: number): Buffer {
+    return Buffer.from(`${this.prefix}${emittedAt}${this.lead}`);
+  }
+
+  /** The most bytes row r of the batch can take as a line. */
+  most(batch: RowBatch, r: number): number {
+    const k = r * (batch.width + 1);
+    return this.fixedBytes + 6 * this.repeats * (batch.cells[k + batch.width] - batch.cells[k]);
+  }
+
+  /**
+   * Writes rows from `from` on as lines into buf at `at`, as many as surely fit; returns the next
+   * row to write and where the bytes end. None fits when the first row needs more than the room left.
+   */
+  fill(batch: RowBatch, from: number, head: Buffer, buf: Uint8Array, at: number): {next: number; end: number} {
+    const {bytes, cells, rows, width} = batch;
+    const refs = this.cells;
+    const {kinds, close, nullClose, emptyClose, changed, repeats} = this;
+    const stride = width + 1;
+    let o = at;
+    let r = from;
+    for (; r < rows; r++) {
+      const k = r * stride;
+      if (o + this.fixedBytes + 6 * repeats * (cells[k + width] - cells[k]) > buf.length) break;
+      o = copy(head, buf, o);
+      let changes = 0;
+      for (let j = 0; j < refs.length; j++) {
+        if (refs[j] >= width) {
+          // A field of a cell the file's rows do not have.
+          o = copy(nullClose[j], buf, o);
+          continue;
+        }
+        const c = k + refs[j];
+        let i = cells[c];
+        let e = cells[c + 1] - 1;
+        // The cell's text: a quoted cell's lies inside its quotes, with each quote in it doubled.
+        const quoted = bytes[i] === QUOTE && e > i;
+        if (quoted) {
+          i++;
+          e--;
+        }
+        if (i === e) {
+          o = copy(kinds[j] === TEXT ? emptyClose[j] : nullClose[j], buf, o);
+          continue;
+        }
+        if (kinds[j] === TIME) {
+          // A time has no quote, so a quoted one's text is its bytes inside the quotes.
+          const end = writeRfc3339(bytes, i, e, buf, o + 1);
+          if (end < 0) {
+            o = copy(nullClose[j], buf, o);
+            changed[changes++] = j;
+          } else {
+            buf[o] = QUOTE;
+            o = copy(close[j], buf, end);
+          }
+          continue;
+        }
+        buf[o++] = QUOTE;
+        for (; i < e; i++) {
+          const ch = bytes[i];
+          if (ESCAPE[ch] === 0) {
+            buf[o++] = ch;
+            continue;
+          }
+          o = writeEscape(bytes, i, buf, o);
+          if (ch === QUOTE) {
+            if (quoted) i++;
+          } else if (ch === 0xed && bytes[i + 1] >= 0xa0) {
+            i += 2;
+          }
+        }
+        o = copy(close[j], buf, o);
+      }
+      if (changes === 0) {
+        o = copy(END, buf, o);
+        continue;
+      }
+      o = copy(META_OPEN, buf, o);
+      for (let n = 0; n < changes; n++) {
+        if (n > 0) buf[o++] = 44; // ,
+        o = copy(this.nulled[changed[n]], buf, o);
+      }
+      o = copy(META_CLOSE, buf, o);
+    }
+    return {next: r, end: o};
   }
 
   /**
    * The rows as lines, in buffers of `batchBytes` (the last one partly filled; a line larger than a
    * batch gets a buffer of its own). Each buffer owns its memory, so it can be transferred.
    */
-  encode(packed: PackedRows, emittedAt: number, batchBytes: number): Uint8Array[] {
-    const {text, lengths} = packed;
-    const {steps, slots, repeats, offsets} = this.compiled;
-    // The head's time stamp has at most 16 digits until the year 2286; `,"data":{` is 9 bytes.
-    const fixedBytes = Buffer.byteLength(this.prefix) + 16 + 9 + this.compiled.fixedBytes;
-    const head = Buffer.from(`${this.prefix}${emittedAt},"data":{`);
+  encode(batch: RowBatch, emittedAt: number, batchBytes: number): Uint8Array[] {
+    const head = this.head(emittedAt);
     const out: Uint8Array[] = [];
-    let buf = Buffer.allocUnsafeSlow(batchBytes);
-    let at = 0;
-    let k = 0;
-    let pos = 0;
-    for (let r = 0; r < packed.rows; r++) {
-      const cells = lengths[k];
-      if (offsets && cells > this.starts.length) this.starts = new Int32Array(Math.max(cells, 2 * this.starts.length));
-      const starts = this.starts;
-      let chars = 0;
-      for (let i = 0; i < cells; i++) {
-        if (offsets) starts[i] = pos + chars;
-        chars += lengths[k + 1 + i];
-      }
-      // A UTF-16 unit is at most 3 bytes of UTF-8, or 6 when JSON escapes it (\u001f).
-      const most = fixedBytes + 2 * slots + 6 * repeats * chars;
-      if (at + most > buf.length) {
-        if (at > 0) out.push(buf.subarray(0, at));
-        buf = Buffer.allocUnsafeSlow(Math.max(batchBytes, most));
-        at = 0;
-      }
-      buf.set(head, at);
-      at += head.length;
-      for (let s = 0; s < steps.length; s++) {
-        const step = steps[s];
-        if (step.kind === 'literal') {
-          buf.set(step.bytes, at);
-          at += step.bytes.length;
-        } else if (step.kind === 'cells') {
-          const {from, keys, nullKeys} = step;
-          let p = from === 0 ? pos : starts[from];
-          for (let j = 0; j < keys.length; j++) {
-            const i = from + j;
-            const len = i < cells ? lengths[k + 1 + i] : 0;
-            if (len === 0) {
-              const key = nullKeys[j];
-              buf.set(key, at);
-              at += key.length;
-              continue;
-            }
-            const key = keys[j];
-            buf.set(key, at);
-            at = writeJsonString(text, p, p + len, buf, at + key.length);
-            p += len;
-          }
-        } else if (step.index < cells) {
-          buf.set(step.key, at);
-          const from = starts[step.index];
-          at = writeJsonString(text, from, from + lengths[k + 1 + step.index], buf, at + step.key.length);
-        } else {
-          buf.set(step.nullKey, at);
-          at += step.nullKey.length;
-        }
-      }
-      pos += chars;
-      k += cells + 1;
+    let r = 0;
+    while (r < batch.rows) {
+      const buf = Buffer.allocUnsafeSlow(Math.max(batchBytes, this.most(batch, r)));
+      const {next, end} = this.fill(batch, r, head, buf, 0);
+      out.push(buf.subarray(0, end));
+      r = next;
     }
-    if (at > 0) out.push(buf.subarray(0, at));
     return out;
   }
 }

@@ -1,3 +1,6 @@
+import {rfc3339} from '../core/time-text';
+import {RowBatch} from '../csv/rows';
+
 /**
  * What a sync hands to the protocol layer. The sync layer decides what to emit and when; the
  * protocol layer (src/protocol) decides how it is written. Kept here so that imports run one way.
@@ -18,10 +21,27 @@ export type RecordField =
   | {kind: 'cell'; name: string; index: number}
   /** The row's cell at `index` as text, also when empty (a key is never null); null if the row lacks it. */
   | {kind: 'text'; name: string; index: number}
+  /**
+   * The row's cell at `index` read as a time (core/time-text.ts) and written as RFC 3339 in UTC with
+   * the precision written; one that is not a time is null, and the record says so (unreadableTime).
+   */
+  | {kind: 'time'; name: string; index: number}
   /** The same value in every record. */
   | {kind: 'constant'; name: string; value: string | null}
   /** An object of the row's cells, the first `keys.length` of them, each under its key. */
   | {kind: 'cells'; name: string; keys: readonly string[]};
+
+/** A value the source changed on its way to the record: an entry of Airbyte's `meta.changes`. */
+export interface RecordChange {
+  field: string;
+  change: 'NULLED' | 'TRUNCATED';
+  reason: 'SOURCE_SERIALIZATION_ERROR' | 'SOURCE_FIELD_SIZE_LIMITATION' | 'SOURCE_RECORD_SIZE_LIMITATION';
+}
+
+/** A time field whose cell is not a time: null, said in meta.changes rather than passed on as text. */
+export function unreadableTime(field: string): RecordChange {
+  return {field, change: 'NULLED', reason: 'SOURCE_SERIALIZATION_ERROR'};
+}
 
 /**
  * How the rows of one window become records of a stream: plain data, so that the output layer can
@@ -48,6 +68,7 @@ export function shapeRecord(shape: RecordShape, row: readonly string[]): Record<
   for (const field of shape.fields) {
     if (field.kind === 'cell') data[field.name] = cellValue(row, field.index);
     else if (field.kind === 'text') data[field.name] = row[field.index] ?? null;
+    else if (field.kind === 'time') data[field.name] = timeOf(row, field.index);
     else if (field.kind === 'constant') data[field.name] = field.value;
     else {
       // A null prototype: a header text such as "__proto__" is a key like any other.
@@ -59,10 +80,24 @@ export function shapeRecord(shape: RecordShape, row: readonly string[]): Record<
   return data;
 }
 
+function timeOf(row: readonly string[], index: number): string | null {
+  const cell = cellValue(row, index);
+  return cell === null ? null : (rfc3339(cell) ?? null);
+}
+
+/** The changes the record a shape makes of a row carries in its `meta.changes`, in field order. */
+export function shapeChanges(shape: RecordShape, row: readonly string[]): RecordChange[] {
+  return shape.fields
+    .filter(
+      (field) => field.kind === 'time' && cellValue(row, field.index) !== null && timeOf(row, field.index) === null
+    )
+    .map((field) => unreadableTime(field.name));
+}
+
 /** Writes the rows of one export window as records of its stream. */
 export interface RowWriter {
-  /** A returned promise means: wait before writing more. */
-  write(rows: readonly string[][]): Promise<void> | undefined;
+  /** The batch's memory goes with it (it may move to another thread). A returned promise means: wait before writing more. */
+  write(rows: RowBatch): Promise<void> | undefined;
 }
 
 export interface SyncOutput {

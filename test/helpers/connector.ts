@@ -262,7 +262,7 @@ export function ofType<T = Record<string, unknown>>(messages: AirbyteMessageJson
 }
 
 export interface RecordMessage {
-  record: {stream: string; emitted_at: number; data: Record<string, unknown>};
+  record: {stream: string; emitted_at: number; data: Record<string, unknown>; meta?: {changes: unknown[]}};
 }
 export interface StateMessage {
   state: {

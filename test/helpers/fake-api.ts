@@ -9,6 +9,7 @@ import {DownloadCutOff, ExportFile, Framing} from '../../src/api/download';
 import {ExportStatus} from '../../src/api/export-status';
 import {Cancelled} from '../../src/core/errors';
 import {Runtime} from '../../src/core/runtime';
+import {rowStrings} from '../../src/csv/rows';
 import {TimeWindow} from '../../src/core/time';
 import {ConnectorLogger} from '../../src/protocol/logger';
 import {MessageWriter} from '../../src/protocol/output';
@@ -242,7 +243,7 @@ export function recordingOutput(): SyncOutput & {recorded: Recorded} {
     rowWriter: (shape): RowWriter => ({
       write: (rows) => {
         const text = (v: unknown): string => (v !== null && typeof v === 'object' ? JSON.stringify(v) : String(v));
-        rowsOf(shape.stream).push(...rows.map((r) => Object.values(shapeRecord(shape, r)).map(text)));
+        rowsOf(shape.stream).push(...rowStrings(rows).map((r) => Object.values(shapeRecord(shape, r)).map(text)));
         return undefined;
       },
     }),

@@ -1,21 +1,23 @@
 // The parser counts how rows ended and how many cells were quoted: what the probe reports of a file's
 // dialect. A CRLF cut between two chunks is one CRLF.
 
-import {CsvRowParser} from '../../src/csv/parser';
+import {CsvScanner} from '../../src/csv/parser';
 
-function parse(chunks: string[]): CsvRowParser {
-  const parser = new CsvRowParser('|');
-  const rows: string[][] = [];
-  for (const chunk of chunks) parser.push(chunk, rows);
-  parser.end(rows);
-  return parser;
+function parse(chunks: string[]): CsvScanner {
+  const scanner = new CsvScanner('|');
+  for (const chunk of chunks) {
+    scanner.push(Buffer.from(chunk, 'utf8'));
+    scanner.take();
+  }
+  scanner.end();
+  return scanner;
 }
 
 describe('line ends and quoted cells', () => {
   test('CRLF, LF and CR rows, a line break inside a quoted cell not counted as a row end', () => {
-    const parser = parse(['a|b\r\n"x\r\ny"|2\n3|"4"\r5|6\r\n']);
-    expect(parser.lineEnds).toEqual({crlf: 2, lf: 1, cr: 1});
-    expect(parser.quotedCells).toBe(2);
+    const scanner = parse(['a|b\r\n"x\r\ny"|2\n3|"4"\r5|6\r\n']);
+    expect(scanner.lineEnds).toEqual({crlf: 2, lf: 1, cr: 1});
+    expect(scanner.quotedCells).toBe(2);
   });
 
   test.each([

@@ -1,8 +1,9 @@
 import {parse} from 'csv-parse/sync';
 
 import {LIMITS} from '../../src/core/limits';
-import {ByteDecoder} from '../../src/csv/decoder';
-import {CsvFormatError, CsvParserOptions, CsvRowParser} from '../../src/csv/parser';
+import {Utf8Transcoder} from '../../src/csv/decoder';
+import {CsvFormatError, CsvParserOptions, CsvScanner} from '../../src/csv/parser';
+import {RowBatch, rowStrings} from '../../src/csv/rows';
 
 /** One file with everything that breaks naive parsers. */
 const TRICKY =
@@ -14,19 +15,31 @@ const TRICKY =
   '4|2026-01-01T00:00:00.003Z|""|"ends with quote"""\r\n' +
   '5|x|"multi\r\n\r\nblank lines inside"|last';
 
+/** The header and the rows, as text; rows taken every few chunks, as the reader takes them. */
+function scanned(scanner: CsvScanner, rows: string[][], takeEvery: number, chunk: number): void {
+  if (!rows.length && scanner.header) rows.push(scanner.header);
+  if (chunk % takeEvery !== 0) return;
+  const batch = scanner.take();
+  if (batch) rows.push(...rowStrings(batch));
+}
+
 function parseInChunks(text: string, chunkBytes: number, separator = '|', options: CsvParserOptions = {}): string[][] {
   const bytes = Buffer.from(text, 'utf8');
-  const decoder = new ByteDecoder();
-  const parser = new CsvRowParser(separator, options);
+  const transcoder = new Utf8Transcoder();
+  const scanner = new CsvScanner(separator, options);
   const rows: string[][] = [];
-  for (let i = 0; i < bytes.length; i += chunkBytes)
-    parser.push(decoder.write(bytes.subarray(i, i + chunkBytes)), rows);
-  parser.push(decoder.end(), rows);
-  parser.end(rows);
+  let chunk = 0;
+  for (let i = 0; i < bytes.length; i += chunkBytes) {
+    scanner.push(transcoder.write(bytes.subarray(i, i + chunkBytes)));
+    scanned(scanner, rows, 3, ++chunk);
+  }
+  scanner.push(transcoder.end());
+  scanner.end();
+  scanned(scanner, rows, 1, 0);
   return rows;
 }
 
-describe('CsvRowParser', () => {
+describe('CsvScanner', () => {
   const reference = parse(TRICKY, {
     bom: true,
     delimiter: '|',
@@ -99,17 +112,17 @@ describe('CsvRowParser', () => {
   });
 
   test('terminated says whether the input ended where a row ends', () => {
-    const rows: string[][] = [];
-    const ended = new CsvRowParser('|');
-    ended.push('a|b\r\n1|2\r', rows);
-    ended.push('\n', rows);
-    ended.end(rows);
+    const ended = new CsvScanner('|');
+    ended.push(Buffer.from('a|b\r\n1|2\r'));
+    ended.push(Buffer.from('\n'));
+    ended.end();
     expect(ended.terminated).toBe(true);
-    const cut = new CsvRowParser('|');
-    cut.push('a|b\r\n1|this was cut in the mid', rows);
-    cut.end(rows);
+    const cut = new CsvScanner('|');
+    cut.push(Buffer.from('a|b\r\n1|this was cut in the mid'));
     expect(cut.terminated).toBe(false);
-    expect(rows[rows.length - 1]).toEqual(['1', 'this was cut in the mid']);
+    cut.end();
+    expect(cut.terminated).toBe(false);
+    expect(rowStrings(cut.take() as RowBatch)).toEqual([['1', 'this was cut in the mid']]);
   });
 
   test('a BOM written twice is dropped whole: the first header name is plain', () => {
@@ -125,14 +138,14 @@ describe('CsvRowParser', () => {
     };
     const timeCell = (size: number, quoted: boolean): number => {
       const cell = quoted ? `"${'x'.repeat(size - 2)}"` : 'x'.repeat(size);
-      const text = `a|b\n1|${cell}\n`;
-      const parser = new CsvRowParser('|', {maxCellChars: 60_000_000, maxRowChars: 60_000_000});
-      const rows: string[][] = [];
+      const text = Buffer.from(`a|b\n1|${cell}\n`);
+      const scanner = new CsvScanner('|', {maxCellChars: 60_000_000, maxRowChars: 60_000_000});
       const started = cpuMs();
-      for (let i = 0; i < text.length; i += 64 * 1024) parser.push(text.slice(i, i + 64 * 1024), rows);
-      parser.end(rows);
+      for (let i = 0; i < text.length; i += 64 * 1024) scanner.push(text.subarray(i, i + 64 * 1024));
+      scanner.end();
+      const batch = scanner.take() as RowBatch;
       const used = cpuMs() - started;
-      expect(rows[1][1].length).toBe(quoted ? size - 2 : size);
+      expect(batch.cells[2] - 1 - batch.cells[1]).toBe(size);
       return used;
     };
     for (const quoted of [false, true]) {
@@ -173,13 +186,12 @@ describe('CsvRowParser', () => {
   );
 
   test('a cell that never ends stops the parser at the bound, not when memory runs out', () => {
-    const parser = new CsvRowParser('|');
-    const rows: string[][] = [];
-    parser.push('a|b\n1|"', rows);
-    const megabyte = 'x'.repeat(1024 * 1024);
+    const scanner = new CsvScanner('|');
+    scanner.push(Buffer.from('a|b\n1|"'));
+    const megabyte = Buffer.alloc(1024 * 1024, 'x');
     let pushed = 0;
     expect(() => {
-      for (; pushed < 1024; pushed++) parser.push(megabyte, rows);
+      for (; pushed < 1024; pushed++) scanner.push(megabyte);
     }).toThrow(
       new CsvFormatError(
         `A cell is longer than ${LIMITS.csv.maxCellChars} characters, the most one cell may hold`,
@@ -191,7 +203,7 @@ describe('CsvRowParser', () => {
   });
 });
 
-describe('ByteDecoder', () => {
+describe('Utf8Transcoder', () => {
   test.each([1, 2, 3, 4, 5, 7, 64])(
     'counts invalid UTF-8 and NULs alike in chunks of %i bytes, a U+FFFD of the text not among them',
     (size) => {
@@ -208,10 +220,11 @@ describe('ByteDecoder', () => {
         valid,
         Buffer.from([0xf0, 0x9f, 0x98]),
       ]);
-      const decoder = new ByteDecoder();
-      let text = '';
-      for (let i = 0; i < bytes.length; i += size) text += decoder.write(bytes.subarray(i, i + size));
-      text += decoder.end();
+      const decoder = new Utf8Transcoder();
+      const out: Buffer[] = [];
+      for (let i = 0; i < bytes.length; i += size) out.push(decoder.write(bytes.subarray(i, i + size)));
+      out.push(decoder.end());
+      const text = Buffer.concat(out).toString('utf8');
       expect(text).toBe(new TextDecoder().decode(bytes));
       expect(decoder.nulChars).toBe(9);
       expect(decoder.invalidSequences).toBe((text.match(/\uFFFD/g) ?? []).length - 3);

@@ -1,3 +1,4 @@
+import {execFileSync} from 'child_process';
 import {AirbyteMessageType} from 'faros-airbyte-cdk/lib/protocol';
 import fs from 'fs';
 import path from 'path';
@@ -5,8 +6,10 @@ import {Writable} from 'stream';
 
 import {recordMessage, streamState} from '../../src/protocol/messages';
 import {MessageWriter} from '../../src/protocol/output';
-import {packRows, RecordEncoder} from '../../src/protocol/record-encoder';
-import {RecordShape, shapeRecord} from '../../src/sync/output-port';
+import {RecordEncoder} from '../../src/protocol/record-encoder';
+import {RecordShape, shapeChanges, shapeRecord} from '../../src/sync/output-port';
+import {tempDir} from '../helpers/connector';
+import {batchOf} from '../helpers/rows';
 
 /** A consumer that takes one chunk at a time, slowly, with a tiny buffer: backpressure on every write. */
 function slowConsumer(): {stream: Writable; chunks: string[]} {
@@ -118,18 +121,18 @@ function expectedLine(row: readonly string[], at: number): string {
 describe('RecordEncoder', () => {
   test('writes each row as JSON.stringify would, in buffers no larger than the batch unless a row is', () => {
     const encoder = new RecordEncoder(SHAPE);
-    const rows = [TRICKY_CELLS, [...TRICKY_CELLS].reverse(), TRICKY_CELLS.map(() => ''), TRICKY_CELLS.slice(0, 3)];
+    const rows = [TRICKY_CELLS, [...TRICKY_CELLS].reverse(), TRICKY_CELLS.map(() => '')];
     const huge = TRICKY_CELLS.map((c, i) => (i === 9 ? c.repeat(5000) : c));
-    const chunks = encoder.encode(packRows([...rows, huge, ...rows]), 1234, 4096);
+    const chunks = encoder.encode(batchOf([...rows, huge, ...rows]), 1234, 4096);
     const lines = Buffer.concat(chunks).toString('utf8').split('\n');
     expect(lines.pop()).toBe('');
     expect(lines).toEqual([...rows, huge, ...rows].map((row) => expectedLine(row, 1234)));
     expect(chunks.filter((c) => c.length > 4096)).toHaveLength(1);
   });
 
-  test('writes every kind of field of a shape as the record shapeRecord makes of the row', () => {
+  test('writes every kind of field of a shape as the record shapeRecord makes of the row, keys in shape order', () => {
     const keys = TRICKY_CELLS.map((c, i) =>
-      i === 0 ? 'Response ID' : i === 5 ? '__proto__' : `Q${i}: ${c.slice(0, 9)}`
+      i === 0 ? 'Response ID' : i === 5 ? '__proto__' : i === 6 ? '10' : i === 7 ? '2' : `Q${i}: ${c.slice(0, 9)}`
     );
     const shape: RecordShape = {
       stream: {name: 'responses'},
@@ -143,15 +146,22 @@ describe('RecordEncoder', () => {
         {kind: 'cell', name: 'again', index: 3},
       ],
     };
-    const rows = [TRICKY_CELLS, TRICKY_CELLS.map(() => ''), TRICKY_CELLS.slice(0, 2), [...TRICKY_CELLS, 'extra']];
-    const lines = Buffer.concat(new RecordEncoder(shape).encode(packRows(rows), 7, 512))
+    const rows = [TRICKY_CELLS, TRICKY_CELLS.map(() => ''), [...TRICKY_CELLS].reverse()];
+    const lines = Buffer.concat(new RecordEncoder(shape).encode(batchOf(rows), 7, 512))
       .toString('utf8')
       .split('\n');
     expect(lines.pop()).toBe('');
-    expect(lines).toEqual(rows.map((row) => JSON.stringify(recordMessage(shape.stream, shapeRecord(shape, row), 7))));
-    // Keys that look like integers keep the shape's order; the value is the same.
+    // The same JSON value; "__proto__" is an answer like any other.
+    expect(lines.map((l) => JSON.parse(l))).toEqual(
+      rows.map((row) => recordMessage(shape.stream, shapeRecord(shape, row), 7))
+    );
+    // Keys in the shape's order, integer-like ones too (JSON.stringify would put those first).
+    for (const line of lines) {
+      const at = keys.map((k) => line.indexOf(`${JSON.stringify(k)}:`, line.indexOf('"answers":')));
+      expect(at.every((p, i) => p > (i === 0 ? 0 : at[i - 1]))).toBe(true);
+    }
     const numbered: RecordShape = {stream: {name: 's'}, fields: [{kind: 'cells', name: 'a', keys: ['2', 'x', '1']}]};
-    const line = Buffer.concat(new RecordEncoder(numbered).encode(packRows([['b', 'x', '']]), 7, 512)).toString('utf8');
+    const line = Buffer.concat(new RecordEncoder(numbered).encode(batchOf([['b', 'x', '']]), 7, 512)).toString('utf8');
     expect(line).toBe(
       '{"type":"RECORD","record":{"stream":"s","emitted_at":7,"data":{"a":{"2":"b","x":"x","1":null}}}}\n'
     );
@@ -159,22 +169,59 @@ describe('RecordEncoder', () => {
   });
 });
 
-/** The compiled writer too, when built: only there can it start its worker thread (record-worker.js). */
-const COMPILED = path.resolve(__dirname, '../../lib/src/protocol/output.js');
-const writers: [string, typeof MessageWriter][] = [['on this thread', MessageWriter]];
-if (fs.existsSync(COMPILED)) {
-  writers.push([
-    'on a worker thread (compiled)',
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    (require(COMPILED) as {MessageWriter: typeof MessageWriter}).MessageWriter,
-  ]);
-}
+describe('RecordEncoder: time fields', () => {
+  test('a time is written as RFC 3339 in UTC; one that is not a time is null, and meta.changes says so', () => {
+    const shape: RecordShape = {
+      stream: {name: 'responses'},
+      fields: [
+        {kind: 'text', name: 'response_id', index: 0},
+        {kind: 'time', name: 'created', index: 1},
+        {kind: 'cells', name: 'answers', keys: ['Response ID', 'Created', 'Q1']},
+        {kind: 'time', name: 'Q1 as a time', index: 2},
+      ],
+    };
+    const rows = [
+      ['1', '2026-11-25 04:15:00', '2026-11-25T06:15:00.1234567+02:00'],
+      ['2', '25/11/2026 04:15', 'x'.repeat(30)],
+      ['3', '', 'a "quoted" 2026-11-25'],
+      ['4', '2026-11-25T04:15:00.5Z', '\u0001 not a time'],
+    ];
+    const lines = Buffer.concat(new RecordEncoder(shape).encode(batchOf(rows), 7, 256))
+      .toString('utf8')
+      .trimEnd()
+      .split('\n');
+    const expected = rows.map((row) => {
+      const message = recordMessage(shape.stream, shapeRecord(shape, row), 7) as unknown as {
+        record: Record<string, unknown>;
+      };
+      const changes = shapeChanges(shape, row);
+      return changes.length ? {...message, record: {...message.record, meta: {changes}}} : message;
+    });
+    expect(lines.map((l) => JSON.parse(l))).toEqual(expected);
+    expect(expected.map((m) => (m.record.data as Record<string, unknown>).created)).toEqual([
+      '2026-11-25T04:15:00Z',
+      null,
+      null,
+      '2026-11-25T04:15:00.5Z',
+    ]);
+    expect(JSON.parse(lines[1]).record.meta).toEqual({
+      changes: [
+        {field: 'created', change: 'NULLED', reason: 'SOURCE_SERIALIZATION_ERROR'},
+        {field: 'Q1 as a time', change: 'NULLED', reason: 'SOURCE_SERIALIZATION_ERROR'},
+      ],
+    });
+    // An empty cell is no change: it was empty.
+    expect(JSON.parse(lines[2]).record.meta.changes).toEqual([
+      {field: 'Q1 as a time', change: 'NULLED', reason: 'SOURCE_SERIALIZATION_ERROR'},
+    ]);
+  });
+});
 
-describe.each(writers)('MessageWriter records, encoded %s', (_, Writer) => {
+describe('MessageWriter records, encoded on this thread', () => {
   test('every line in the order written, records between logs and states, with backpressure', async () => {
     const {stream, chunks} = slowConsumer();
-    const writer = new Writer(stream, (l) => l, 4096);
-    writer.encodeInWorker();
+    const writer = new MessageWriter(stream, (l) => l, 4096);
+    expect(writer.encodeInWorker()).toBe(false); // a stream without a file descriptor: encoded here
     const encoder = new RecordEncoder(SHAPE);
     const expected: string[] = [];
     let waits = 0;
@@ -182,7 +229,7 @@ describe.each(writers)('MessageWriter records, encoded %s', (_, Writer) => {
       const rows = Array.from({length: batch % 7}, (_, i) =>
         TRICKY_CELLS.map((c, k) => (k === 1 ? `${batch}.${i}` : c))
       );
-      const wait = writer.writeRecords(rows, encoder, batch);
+      const wait = rows.length ? writer.writeRecords(batchOf(rows), encoder, batch) : undefined;
       expected.push(...rows.map((row) => expectedLine(row, batch)));
       if (wait) {
         waits++;
@@ -203,5 +250,76 @@ describe.each(writers)('MessageWriter records, encoded %s', (_, Writer) => {
     writer.close();
     expect(chunks.join('').split('\n').filter(Boolean)).toEqual(expected);
     expect(waits).toBeGreaterThan(0);
+  });
+});
+
+/** The compiled writer: only there can it start its worker thread (record-worker.js), which writes to a file descriptor. */
+const COMPILED = path.resolve(__dirname, '../../lib/src/protocol/output.js');
+const COMPILED_SINKS = path.resolve(__dirname, '../../lib/src/protocol/output-sinks.js');
+const describeCompiled = fs.existsSync(COMPILED) ? describe : describe.skip;
+
+describeCompiled('MessageWriter on a worker thread that writes to a pipe (compiled)', () => {
+  test('a stalled reader stops the writes once the bounded queue is full; every line then arrives in order', async () => {
+    /* eslint-disable @typescript-eslint/no-require-imports */
+    const Writer = (require(COMPILED) as {MessageWriter: typeof MessageWriter}).MessageWriter;
+    const {WORKER_QUEUE_BYTES} = require(COMPILED_SINKS) as {WORKER_QUEUE_BYTES: number};
+    /* eslint-enable @typescript-eslint/no-require-imports */
+    const fifo = path.join(tempDir('questback-fifo-'), 'out');
+    execFileSync('mkfifo', [fifo]);
+    // Read and write: opening does not wait for a reader. The worker's socket owns (and closes) it.
+    const fd = fs.openSync(fifo, 'r+');
+    const writer = new Writer({fd} as unknown as NodeJS.WritableStream, (l) => l, 4096);
+    expect(writer.encodeInWorker()).toBe(true);
+    const encoder = new RecordEncoder(SHAPE);
+    const rowsOf = (batch: number): string[][] =>
+      Array.from({length: 20}, (_, i) => TRICKY_CELLS.map((c, k) => (k === 1 ? `${batch}.${i}` : c)));
+    const batchCost = ((b) => b.bytes.buffer.byteLength + b.cells.buffer.byteLength)(batchOf(rowsOf(0)));
+
+    // Nobody reads: writes are taken until the queue holds its bound, then the writer must wait.
+    const expected: string[] = [];
+    let batch = 0;
+    let wait: Promise<void> | undefined;
+    for (; batch < (4 * WORKER_QUEUE_BYTES) / batchCost && !wait; batch++) {
+      wait = writer.writeRecords(batchOf(rowsOf(batch)), encoder, batch);
+      expected.push(...rowsOf(batch).map((row) => expectedLine(row, batch)));
+    }
+    const acceptedBytes = batch * batchCost;
+    expect({waited: wait !== undefined, withinBound: acceptedBytes <= WORKER_QUEUE_BYTES + batchCost}).toEqual({
+      waited: true,
+      withinBound: true,
+    });
+
+    // The reader starts: the wait ends, and what follows (logs, states, more records) keeps its order.
+    const reader = fs.createReadStream(fifo);
+    const got: Buffer[] = [];
+    let gotBytes = 0;
+    reader.on('data', (d) => {
+      got.push(d as Buffer);
+      gotBytes += d.length;
+    });
+    await wait;
+    for (let more = 0; more < 30; more++, batch++) {
+      const w = writer.writeRecords(batchOf(rowsOf(batch)), encoder, batch);
+      expected.push(...rowsOf(batch).map((row) => expectedLine(row, batch)));
+      if (w) await w;
+      if (more % 10 === 3) {
+        writer.write({type: AirbyteMessageType.LOG, log: {level: 'INFO', message: `log ${more}`}} as never);
+        expected.push(JSON.stringify({type: 'LOG', log: {level: 'INFO', message: `log ${more}`}}));
+      }
+      if (more % 10 === 7) {
+        const state = streamState({name: 's'}, {more}, 1);
+        await writer.writeNow(state);
+        expected.push(JSON.stringify(state).replace('"recordCount":1}', '"recordCount":1.0}'));
+      }
+    }
+    await writer.flush();
+    const total = Buffer.byteLength(expected.join('\n') + '\n');
+    await new Promise<void>((resolve) => {
+      const check = (): void => (gotBytes >= total ? resolve() : void reader.once('data', check));
+      check();
+    });
+    reader.destroy();
+    writer.close();
+    expect(Buffer.concat(got).toString('utf8').split('\n').filter(Boolean)).toEqual(expected);
   });
 });

@@ -3,7 +3,8 @@
 
 import {AnswerLog} from '../../src/probe/observer';
 import {judge} from '../../src/probe/judge';
-import {mediaType, outline, readTime, timeShape, word} from '../../src/probe/shapes';
+import {outline, readTime, timeShape} from '../../src/core/time-text';
+import {mediaType, word} from '../../src/probe/shapes';
 
 describe('shapes of times', () => {
   test.each([

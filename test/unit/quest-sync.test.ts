@@ -85,7 +85,8 @@ async function readQuest(
 
 /** A quest stream's records whose configured schema lists every column of `header` (column_names "survey"). */
 function columnsOf(stream: {name: string}, questId: string, header: readonly string[]): QuestColumns {
-  return new QuestColumns(stream, questId, {names: new Set(header), titles: new Set(header)}, 'survey', quietLogger());
+  const columns = {names: new Set(header), titles: new Set(header), times: new Set<string>()};
+  return new QuestColumns(stream, questId, columns, 'survey', quietLogger());
 }
 
 /** A quest's sync as the reader builds it, its checkpoints starting at `cursor` (default: `from`). */

@@ -9,6 +9,7 @@ import {LIMITS} from '../../core/limits';
 import {Runtime} from '../../core/runtime';
 import {DAY_MS, describeWindow, formatDuration, sinceForStartDate, TimeWindow} from '../../core/time';
 import {readCsv} from '../../csv/reader';
+import {rowStrings} from '../../csv/rows';
 import {awaitExport, createExport, JobContext} from '../exports/export-job';
 import {describeSetback} from '../exports/export-policy';
 
@@ -117,7 +118,7 @@ async function sampleExport(ctx: ProbeContext, questId: string, window: TimeWind
             return false;
           },
           rows: (rows) => {
-            sample.rows.push(...rows.slice(0, SAMPLE_ROWS - sample.rows.length));
+            sample.rows.push(...rowStrings(rows).slice(0, SAMPLE_ROWS - sample.rows.length));
             return undefined;
           },
         }

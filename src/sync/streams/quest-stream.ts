@@ -76,6 +76,8 @@ export interface ConfiguredColumns {
   titles: ReadonlySet<string>;
   /** The configured primary key's field, if any: an export without it would give records without their key. */
   primaryKey?: string;
+  /** Fields the configured schema types as date-time: their values are written as RFC 3339. */
+  times: ReadonlySet<string>;
 }
 
 function configuredColumns(configured: ConfiguredStream): ConfiguredColumns {
@@ -83,7 +85,13 @@ function configuredColumns(configured: ConfiguredStream): ConfiguredColumns {
   const names = Object.keys(properties).filter((c) => !CONNECTOR_FIELDS.has(c));
   const titles = names.map((n) => (typeof properties[n]?.title === 'string' ? (properties[n].title as string) : n));
   const primaryKey = (configured.primary_key ?? configured.stream.source_defined_primary_key)?.[0]?.[0];
-  return {names: new Set(names), titles: new Set(titles), ...(primaryKey !== undefined ? {primaryKey} : {})};
+  const times = names.filter((n) => properties[n]?.format === 'date-time');
+  return {
+    names: new Set(names),
+    titles: new Set(titles),
+    times: new Set(times),
+    ...(primaryKey !== undefined ? {primaryKey} : {}),
+  };
 }
 
 /**
@@ -145,7 +153,12 @@ export class QuestColumns implements QuestRecords {
   }
 
   shape(window: TimeWindow): RecordShape {
-    const cells: RecordField[] = (this.columns ?? []).map((c, index) => ({kind: 'cell', name: c.name, index}));
+    // A column the configured schema types as date-time is written as RFC 3339 (or null, said in meta.changes).
+    const cells: RecordField[] = (this.columns ?? []).map((c, index) => ({
+      kind: this.configured.times.has(c.name) ? 'time' : 'cell',
+      name: c.name,
+      index,
+    }));
     const constant = (name: string, value: string): RecordField => ({kind: 'constant', name, value});
     return {
       stream: this.stream,

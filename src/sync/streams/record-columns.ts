@@ -1,6 +1,6 @@
 import {ColumnNames} from '../../core/config';
-import {parseUtcTimestamp} from '../../core/time';
-import {columnsFromHeader} from '../../csv/header';
+import {readTime} from '../../core/time-text';
+import {columnsFromHeader, isCreatedHeader} from '../../csv/header';
 import {warehouseNames} from './column-names';
 
 /** Fields the connector adds to every record of a quest stream, beside the quest's CSV columns. */
@@ -27,10 +27,7 @@ export function recordColumns(header: readonly string[], mode: ColumnNames): Col
   return header.map((title, i) => ({name: names[i], title}));
 }
 
-/** Whether a header text is the export's response creation time, the time its `since`/`until` filter compares. */
-export function isCreatedHeader(text: string): boolean {
-  return /^created$/i.test(text.trim());
-}
+export {isCreatedHeader} from '../../csv/header';
 
 /**
  * Types the columns. A column's type must not depend on whether the quest had responses when
@@ -38,13 +35,13 @@ export function isCreatedHeader(text: string): boolean {
  * header decides: `Created` (any case), the creation time, is date-time also for an empty sample;
  * every other column is a nullable string, since nothing else is certain (other timestamp-like
  * headers are not documented). The one exception protects the data: a sampled `Created` value that
- * is not an ISO 8601 UTC timestamp keeps the column a string, as a destination would null every
- * such value of a date-time column.
+ * is not a time the connector reads (core/time-text.ts) keeps the column a string, as its values
+ * would be nulled. A date-time column's values are written as RFC 3339 in UTC.
  */
 export function typeColumns(columns: Column[], sample: readonly string[][]): Column[] {
   return columns.map((column, i) => {
     if (!isCreatedHeader(column.title)) return column;
-    const contradicted = sample.some((row) => row[i] && parseUtcTimestamp(row[i]) === undefined);
+    const contradicted = sample.some((row) => row[i] && readTime(row[i]) === undefined);
     return contradicted ? column : {...column, format: 'date-time'};
   });
 }

@@ -32,7 +32,8 @@ export function responsesCatalogStream() {
       created: {
         type: ['null', 'string'],
         format: 'date-time',
-        description: "When the response was created (the export's Created column).",
+        description:
+          "When the response was created (the export's Created column), as RFC 3339 in UTC; null, with an entry in the record's meta.changes, when the export's value is not a time.",
       },
       [ANSWERS_FIELD]: {
         type: 'object',
@@ -130,7 +131,7 @@ export class QuestAnswers implements QuestRecords {
         {kind: 'text', name: 'response_id', index: idIndex},
         createdIndex < 0
           ? {kind: 'constant', name: 'created', value: null}
-          : {kind: 'cell', name: 'created', index: createdIndex},
+          : {kind: 'time', name: 'created', index: createdIndex},
         {kind: 'cells', name: ANSWERS_FIELD, keys},
         {kind: 'constant', name: WINDOW_START_FIELD, value: formatUtcTimestamp(window.since)},
         {kind: 'constant', name: CURSOR_FIELD, value: formatUtcTimestamp(window.until)},

@@ -12,7 +12,7 @@ export interface ConfiguredStream {
   stream: {
     name: string;
     namespace?: string | null;
-    json_schema?: {properties?: Record<string, {title?: unknown}>};
+    json_schema?: {properties?: Record<string, {title?: unknown; format?: unknown}>};
     source_defined_primary_key?: string[][];
   };
   sync_mode: string;

@@ -5,6 +5,10 @@ import {DownloadCutOff} from '../../api/download';
 import {connectorError} from '../../core/errors';
 import {CsvFormatError} from '../../csv/parser';
 import {CsvEncodingError, CsvReadOptions, readCsv} from '../../csv/reader';
+import {RowBatch} from '../../csv/rows';
+import {TimeWindow} from '../../core/time';
+import {isCreatedHeader} from '../../csv/header';
+import {CreatedTally, emptyTally, rowsInWindow} from './created-filter';
 import {IdentityResume} from './resume';
 
 /** More bytes than this that are not valid in the file's encoding fail the window instead of a warning. */
@@ -20,13 +24,15 @@ export interface WindowFiles {
   /** The header of the window's first file; every later file must repeat it. */
   header?: string[];
   resume?: IdentityResume;
+  /** What the rows' Created cells showed (created-filter.ts). */
+  created?: CreatedTally;
 }
 
 /** Where the rows of a window go. */
 export interface WindowSink {
   /** The header of the window's files, once, before any row; returns the index of the rows' identity (-1: none). */
   begin(header: string[]): number;
-  rows(rows: string[][]): Promise<void> | undefined;
+  rows(rows: RowBatch): Promise<void> | undefined;
   /** The file's size is known: its row count, estimated from its announced length and its first rows. */
   estimate?(rows: number): void;
 }
@@ -50,7 +56,8 @@ export interface FileRef {
   questId: string;
   exportId: string;
   url: string;
-  /** The window, for messages. */
+  /** The window the export asked for, and as said in messages. */
+  window: TimeWindow;
   where: string;
 }
 
@@ -87,6 +94,8 @@ export async function readExportFile(
   let emitted = 0;
   let estimated = false;
   let resume: IdentityResume | undefined;
+  /** The Created cell of each row, or -1. */
+  let created = -1;
   const skippedBefore = files.resume?.skipped ?? 0;
 
   let summary;
@@ -99,7 +108,11 @@ export async function readExportFile(
           if (files.header === undefined) {
             checkHeader(ctx, file, cells);
             files.header = cells;
-            files.resume = new IdentityResume(sink.begin(cells));
+            files.resume = new IdentityResume(sink.begin(cells), (reason) =>
+              ctx.logger.warn(
+                `Quest ${questId}: the identities of the rows emitted from ${where} are kept in memory, not in a temporary file: ${reason}. Memory grows with the window's rows; give the connector a writable TMPDIR.`
+              )
+            );
           } else if (!sameRow(files.header, cells)) {
             throw connectorError(
               'transient_error',
@@ -109,16 +122,19 @@ export async function readExportFile(
           }
           resume = files.resume;
           resume?.startFile();
+          created = cells.findIndex(isCreatedHeader);
         },
         rows: (batch) => {
-          position += batch.length;
-          const fresh = resume ? resume.fresh(batch) : batch;
+          position += batch.rows;
+          const inWindow =
+            created < 0 ? batch : rowsInWindow(batch, created, file.window, (files.created ??= emptyTally()));
+          const fresh = resume ? resume.fresh(inWindow) : inWindow;
           if (!estimated && download.contentLength !== undefined && download.receivedBytes > 0) {
             estimated = true;
             sink.estimate?.(Math.round((position * download.contentLength) / download.receivedBytes));
           }
-          if (fresh.length === 0) return undefined;
-          emitted += fresh.length;
+          if (fresh.rows === 0) return undefined;
+          emitted += fresh.rows;
           lastNew = ctx.now();
           return sink.rows(fresh);
         },

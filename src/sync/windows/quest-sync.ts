@@ -6,6 +6,7 @@ import {decide, describeSetback, halves, reusable, Setback} from '../exports/exp
 import {Priority} from '../exports/export-slots';
 import {RowWriter} from '../output-port';
 import {QuestCheckpoints} from '../state/checkpoints';
+import {tallyWarnings} from './created-filter';
 import {readExportFile} from './file-reader';
 import {QuestPlan, QuestSyncContext} from './quest-plan';
 import {PlannedWindow, WindowPlanner} from './window-planner';
@@ -108,6 +109,10 @@ export class QuestSync {
       }
     } finally {
       endTurn?.();
+      w.files.resume?.close();
+      const {created} = w.files;
+      if (created)
+        for (const warning of tallyWarnings(this.plan.questId, w.window, created)) this.ctx.logger.warn(warning);
     }
   }
 
@@ -126,7 +131,7 @@ export class QuestSync {
         signal: this.jobs.signal,
         now: () => this.ctx.runtime.now(),
       },
-      {questId, exportId: result.exportId, url: result.downloadUrl, where},
+      {questId, exportId: result.exportId, url: result.downloadUrl, window: piece.window, where},
       w.files,
       {
         begin: (header) => {
@@ -137,8 +142,8 @@ export class QuestSync {
         rows: (rows) => {
           const write = (): Promise<void> | undefined => {
             writer ??= this.ctx.output.rowWriter(records.shape(piece.window));
-            this.total += rows.length;
-            checkpoints.rowsWritten(rows.length);
+            this.total += rows.rows;
+            checkpoints.rowsWritten(rows.rows);
             return writer.write(rows);
           };
           const due = checkpoints.beforeRows();

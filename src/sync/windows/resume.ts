@@ -1,3 +1,6 @@
+import {cellText, QUOTE, RowBatch, selectRows} from '../../csv/rows';
+import {EmittedKeys} from './emitted-keys';
+
 /**
  * Resume within a window, by identity. The API documents no row order, and a re-generated or
  * re-downloaded file of the same window may list its rows in another order (responses created in
@@ -10,82 +13,31 @@
  */
 export interface ResumeStrategy {
   /** The rows of a batch not emitted yet in this window; they count as emitted from now on. */
-  fresh(batch: readonly string[][]): string[][];
+  fresh(batch: RowBatch): RowBatch;
   /** Rows emitted in this window so far. */
   readonly emitted: number;
   /** Rows skipped because this window had emitted them already. */
   readonly skipped: number;
 }
 
-/**
- * The identities emitted in a window, kept compactly: their UTF-8 bytes in one growing buffer (a
- * Set of a million short strings costs tens of MB; this costs their bytes), expanded into a
- * multiset only when a file has to be matched against them, which happens only after a setback.
- */
-class EmittedKeys {
-  private bytes = Buffer.allocUnsafe(64 * 1024);
-  private used = 0;
-  /** Where each key's bytes end: 4 bytes a key (a JS array of numbers takes 8 and more). */
-  private ends = new Uint32Array(4096);
-  private count = 0;
-  /** Identity -> occurrences emitted before the file being read began and not yet met in it. */
-  private pending = new Map<string, number>();
-
-  get size(): number {
-    return this.count;
-  }
-
-  add(key: string): void {
-    const most = key.length * 3;
-    if (this.used + most > this.bytes.length) {
-      const grown = Buffer.allocUnsafe(Math.max(this.bytes.length * 2, this.used + most));
-      this.bytes.copy(grown, 0, 0, this.used);
-      this.bytes = grown;
-    }
-    this.used += this.bytes.write(key, this.used, 'utf8');
-    if (this.count === this.ends.length) {
-      const grown = new Uint32Array(this.ends.length * 2);
-      grown.set(this.ends);
-      this.ends = grown;
-    }
-    this.ends[this.count++] = this.used;
-  }
-
-  /**
-   * A new file of the window begins: every key emitted so far is to be met once in it. Keys added
-   * while it is read are that file's own, never skipped in it.
-   */
-  restart(): void {
-    this.pending = new Map();
-    let start = 0;
-    for (const end of this.ends.subarray(0, this.count)) {
-      const key = this.bytes.toString('utf8', start, end);
-      this.pending.set(key, (this.pending.get(key) ?? 0) + 1);
-      start = end;
-    }
-  }
-
-  /** Whether the key was emitted before this file began and is not yet met in it; meets it. */
-  take(key: string): boolean {
-    const left = this.pending.get(key);
-    if (!left) return false;
-    if (left === 1) this.pending.delete(key);
-    else this.pending.set(key, left - 1);
-    return true;
-  }
-}
-
 /** Resume by identity: see the module comment. One per planned window, carried across all its files. */
 export class IdentityResume implements ResumeStrategy {
-  private readonly keys = new EmittedKeys();
+  private readonly keys: EmittedKeys;
   private skippedRows = 0;
   private reading = false;
+  private scratch = new Uint8Array(256);
 
   /**
    * @param keyIndex the Response ID cell of each row, or -1 when the export has none (the whole row
    *   is then its identity).
+   * @param onMemory told once if the keys cannot be spilled to a temporary file (they are then kept in memory).
    */
-  constructor(private readonly keyIndex: number) {}
+  constructor(
+    private readonly keyIndex: number,
+    onMemory?: (reason: string) => void
+  ) {
+    this.keys = new EmittedKeys({onMemory});
+  }
 
   get emitted(): number {
     return this.keys.size;
@@ -101,24 +53,65 @@ export class IdentityResume implements ResumeStrategy {
     if (this.reading) this.keys.restart();
   }
 
-  fresh(batch: readonly string[][]): string[][] {
-    const out: string[][] = [];
-    for (const row of batch) {
-      const key = this.keyIndex >= 0 ? (row[this.keyIndex] ?? '') : rowKey(row);
-      if (this.reading && this.keys.take(key)) {
+  fresh(batch: RowBatch): RowBatch {
+    const {bytes, cells, rows, width} = batch;
+    const stride = width + 1;
+    let keep: Uint8Array | undefined;
+    for (let r = 0; r < rows; r++) {
+      const k = r * stride;
+      let key = bytes;
+      let start: number;
+      let end: number;
+      if (this.keyIndex >= 0) {
+        start = cells[k + this.keyIndex];
+        end = cells[k + this.keyIndex + 1] - 1;
+        if (end > start && bytes[start] === QUOTE) {
+          // A quoted key: its text, as an unquoted one would have it.
+          key = this.room(end - start);
+          end = cellText(bytes, start, end, key, 0);
+          start = 0;
+        }
+      } else {
+        key = this.room(cells[k + width] - cells[k] + 4 * width);
+        [start, end] = [0, this.rowKey(batch, k, key)];
+      }
+      if (this.reading && this.keys.take(key, start, end)) {
         this.skippedRows++;
+        keep ??= new Uint8Array(rows).fill(1);
+        keep[r] = 0;
         continue;
       }
-      this.keys.add(key);
-      out.push(row);
+      this.keys.add(key, start, end);
     }
-    return out;
+    return keep ? selectRows(batch, keep) : batch;
   }
-}
 
-/** A whole row as one key: the cells, each prefixed by its length, so no two different rows share a key. */
-function rowKey(row: readonly string[]): string {
-  let key = '';
-  for (const cell of row) key += `${cell.length}:${cell}`;
-  return key;
+  /** The window is done with: its spill files go. */
+  close(): void {
+    this.keys.close();
+  }
+
+  /** The scratch buffer, with room for `n` bytes. */
+  private room(n: number): Uint8Array {
+    if (this.scratch.length < n) this.scratch = new Uint8Array(Math.max(n, this.scratch.length * 2));
+    return this.scratch;
+  }
+
+  /**
+   * A whole row as one key, in `out`: each cell's text after its length (4 bytes), so no two
+   * different rows share a key, however they are quoted. Returns the key's length.
+   */
+  private rowKey(batch: RowBatch, k: number, out: Uint8Array): number {
+    let at = 0;
+    for (let c = 0; c < batch.width; c++) {
+      const end = cellText(batch.bytes, batch.cells[k + c], batch.cells[k + c + 1] - 1, out, at + 4);
+      const len = end - at - 4;
+      out[at] = len & 255;
+      out[at + 1] = (len >>> 8) & 255;
+      out[at + 2] = (len >>> 16) & 255;
+      out[at + 3] = len >>> 24;
+      at = end;
+    }
+    return at;
+  }
 }
