@@ -15,6 +15,7 @@ COPY tsconfig.json ./
 COPY src ./src
 COPY scripts ./scripts
 COPY simulator ./simulator
+COPY harness ./harness
 RUN npm run build
 
 # Production dependencies, installed from the lock file on their own (nothing left over from the build).

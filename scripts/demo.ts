@@ -8,15 +8,13 @@
  * The demo's simulator is the one `npm run simulator` starts (same port 8717, seed, credentials,
  * quest ids and columns), so the saved files work against it unchanged.
  */
-import {spawn} from 'child_process';
 import fs from 'fs';
 import path from 'path';
 
+import {exited, ROOT, spawnBinMain} from '../harness/bin-main';
 import {Simulator, startSimulator} from '../simulator';
 import {connectorConfig, DEFAULT_PORT} from '../simulator/cli-app';
 
-const ROOT = path.resolve(__dirname, '..', '..');
-const MAIN = path.join(ROOT, 'bin', 'main');
 /** Where the files for the next steps go, relative to the project root (in .gitignore). */
 const OUTPUT = 'demo-output';
 const FILES = {
@@ -50,23 +48,17 @@ interface StreamState {
   stream: {stream_descriptor: {name: string}; stream_state: unknown};
 }
 
-function run(args: string[]): Promise<{code: number | null; messages: Message[]}> {
-  return new Promise((resolve, reject) => {
-    // From the project root, with the same relative paths the printed next steps use.
-    const child = spawn(process.execPath, [MAIN, ...args], {cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit']});
-    let out = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
-    child.on('error', reject);
-    child.on('close', (code) =>
-      resolve({
-        code,
-        messages: out
-          .split('\n')
-          .filter(Boolean)
-          .map((l) => JSON.parse(l) as Message),
-      })
-    );
-  });
+async function run(args: string[]): Promise<{code: number | null; messages: Message[]}> {
+  // From the project root (spawnBinMain's cwd), with the same relative paths the printed next steps use.
+  const child = spawnBinMain(args, {stdio: ['ignore', 'pipe', 'inherit']});
+  let out = '';
+  child.stdout?.setEncoding('utf8').on('data', (d: string) => (out += d));
+  const {code} = await exited(child);
+  const messages = out
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Message);
+  return {code, messages};
 }
 
 /** Prints records and the last state per stream; returns the state file `previous` updated by this sync. */

@@ -11,7 +11,8 @@
 
 import {execFileSync} from 'child_process';
 import fs from 'fs';
-import path from 'path';
+
+import {binMainArgv, MAIN} from '../harness/bin-main';
 
 type Schema = Record<string, unknown>;
 
@@ -48,14 +49,13 @@ function loadSpec(file: string | undefined): Schema {
     if (isSchema(raw)) return raw;
     throw new Error(`${file} holds no spec object`);
   }
-  const main = path.resolve(__dirname, '..', '..', 'bin', 'main');
-  const stdout = execFileSync(process.execPath, [main, 'spec'], {encoding: 'utf8'});
+  const stdout = execFileSync(process.execPath, binMainArgv(['spec']), {encoding: 'utf8'});
   for (const line of stdout.split('\n')) {
     if (!line.trim()) continue;
     const message: unknown = JSON.parse(line);
     if (isSchema(message) && message.type === 'SPEC' && isSchema(message.spec)) return message.spec;
   }
-  throw new Error(`${main} spec printed no SPEC message`);
+  throw new Error(`${MAIN} spec printed no SPEC message`);
 }
 
 function wrap(text: string, width: number, indent: string): string[] {

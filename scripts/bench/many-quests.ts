@@ -2,37 +2,35 @@
 // discover, check (also on a service answering in 1.3 s), a first sync from start_date and the next
 // incremental sync from its state: wall time, exports, requests, peak RSS, state size, Node
 // warnings. The stream layout is a parameter, so that each layout the connector offers is measured
-// the same way against the same simulator.
+// the same way against the same simulator. What is promised of these runs the tests assert (a check
+// of hundreds of quests on a slow service passes: test/e2e/many-quests.test.ts; a combined discover
+// makes no export, a read prints no Node warning: test/e2e/scale.test.ts); here they are figures.
 
 import path from 'path';
 
+import {binMainArgv} from '../../harness/bin-main';
 import {DEFAULTS} from '../../src/core/config';
 import {LIMITS} from '../../src/core/limits';
 import {COLUMNS_STREAM} from '../../src/sync/streams/columns-stream';
-import {MAIN, PipedRun, runNode, runPiped, SimChild} from './proc';
+import {PipedRun, runNode, runPiped, SimChild} from './proc';
 import {iso, Row, s, thousands} from './report';
 import {connectorConfig, countRequests, DAY_MS, discoverCatalog, problems, stateInput, writeJson} from './scenario';
+import type {BenchContext, Section} from './types';
 
-export const MANY_QUESTS = 'Many quests';
+const MANY_QUESTS = 'Many quests';
 
 /** The connector's stream layouts (config option stream_layout). */
-export type StreamLayout = 'per_quest' | 'combined';
-export const LAYOUTS: readonly StreamLayout[] = ['per_quest', 'combined'];
+type StreamLayout = 'per_quest' | 'combined';
+const LAYOUTS: readonly StreamLayout[] = ['per_quest', 'combined'];
 
-const COUNTS = [10, 100, 500] as const;
+/** The quest counts measured; a quick run measures the first only. */
+const countsOf = (ctx: BenchContext): readonly number[] => (ctx.quick ? [10] : [10, 100, 500]);
 const ROWS_PER_QUEST = 3;
 /** Short, so that 500 quests stay within minutes; the costs counted (exports, requests) do not depend on it. */
 const EXPORT_MS = 300;
 /** The service of issue 17 whose check of 200 quests failed as "too slow". */
 const SLOW_ANSWER_MS = 1300;
 const START_DAYS_BACK = 40;
-/** A combined discover proves the credentials only, whatever the number of quests. */
-const COMBINED_DISCOVER_MS = 2000;
-
-export interface ManyQuestsContext {
-  tmpDir: string;
-  progress: (message: string) => void;
-}
 
 /** The config keys that select a layout. per_quest is the default and passes nothing: the config as most users have it. */
 function layoutOption(layout: StreamLayout): Record<string, unknown> {
@@ -68,14 +66,14 @@ interface SyncFigures {
 }
 
 async function sync(
-  ctx: ManyQuestsContext,
+  ctx: BenchContext,
   sim: SimChild,
   key: string,
   args: {config: string; catalog: string; state?: unknown[]; expected: number}
 ): Promise<SyncFigures> {
-  const argv = [MAIN, 'read', '--config', args.config, '--catalog', args.catalog];
+  const argv = ['read', '--config', args.config, '--catalog', args.catalog];
   if (args.state) argv.push('--state', writeJson(ctx.tmpDir, `${key}-state.json`, args.state));
-  const run = await runPiped(argv, {timeoutMs: 20 * 60_000, label: `read ${key}`, tmpDir: ctx.tmpDir});
+  const run = await runPiped(binMainArgv(argv), {timeoutMs: 20 * 60_000, label: `read ${key}`, tmpDir: ctx.tmpDir});
   const trouble = problems(run.consumer);
   if (run.producer.code !== 0 || run.consumer.records !== args.expected || trouble.length) {
     throw new Error(
@@ -94,7 +92,7 @@ async function sync(
 
 /** `bin/main check`: its wall time and whether it passed (with the message when it did not). */
 async function check(configFile: string): Promise<{wallMs: number; passed: boolean; message?: string}> {
-  const run = await runNode([MAIN, 'check', '--config', configFile], 3 * LIMITS.check.deadlineMs, 'check');
+  const run = await runNode(binMainArgv(['check', '--config', configFile]), 3 * LIMITS.check.deadlineMs, 'check');
   const status = run.stdout
     .split('\n')
     .filter((l) => l.startsWith('{'))
@@ -115,7 +113,7 @@ function syncSummary(f: SyncFigures, columnRecords: number): string {
 }
 
 async function measure(
-  ctx: ManyQuestsContext,
+  ctx: BenchContext,
   sim: SimChild,
   rows: Row[],
   count: number,
@@ -140,13 +138,6 @@ async function measure(
     section: MANY_QUESTS,
     metric: `${who}: discover`,
     value: `${s(discoverMs)}; ${thousands(discoverExports)} exports, ${thousands(discoverRequests)} requests, ${catalog.streams.length} streams`,
-    // Issue 17: a combined discover makes no export and takes under 2 s even for 500 quests.
-    ...(layout === 'combined'
-      ? {
-          target: `< ${s(COMBINED_DISCOVER_MS)}, no export`,
-          met: discoverMs < COMBINED_DISCOVER_MS && discoverExports === 0,
-        }
-      : {}),
   });
 
   ctx.progress(`many quests: ${who}: check, then check with every answer taking ${s(SLOW_ANSWER_MS)}`);
@@ -161,8 +152,6 @@ async function measure(
       section: MANY_QUESTS,
       metric: `${who}: ${label}`,
       value: `${s(c.wallMs)}${c.passed ? '' : ` (failed: ${c.message ?? 'no status'})`}`,
-      target: `passes within ${s(LIMITS.check.deadlineMs)}`,
-      met: c.passed && c.wallMs < LIMITS.check.deadlineMs,
     });
   }
 
@@ -207,18 +196,12 @@ async function measure(
     value: warnings.length
       ? `${warnings.length}: ${[...new Set(warnings.map((w) => w.replace(/^\(node:\d+\) /, '')))].join(' | ')}`
       : '0',
-    target: '0',
-    met: warnings.length === 0,
   });
 }
 
 /** The section: one simulator of 500 quests; each count reads the first quests of it, in each layout. */
-export async function manyQuests(
-  ctx: ManyQuestsContext,
-  rows: Row[],
-  layouts: readonly StreamLayout[] = LAYOUTS
-): Promise<void> {
-  const most = Math.max(...COUNTS);
+async function manyQuests(ctx: BenchContext, rows: Row[]): Promise<void> {
+  const most = Math.max(...countsOf(ctx));
   const now = Date.now();
   ctx.progress(`many quests: starting a simulator with ${most} quests of ${ROWS_PER_QUEST} rows`);
   const sim = await SimChild.start({
@@ -232,16 +215,17 @@ export async function manyQuests(
   });
   try {
     const startDate = iso(Math.floor((now - START_DAYS_BACK * DAY_MS) / 1000) * 1000);
-    for (const count of COUNTS) for (const layout of layouts) await measure(ctx, sim, rows, count, layout, startDate);
+    for (const count of countsOf(ctx))
+      for (const layout of LAYOUTS) await measure(ctx, sim, rows, count, layout, startDate);
   } finally {
     await sim.close();
   }
 }
 
-export function manyQuestsMethod(layouts: readonly StreamLayout[] = LAYOUTS): string {
+function method(ctx: BenchContext): string {
   return [
-    `One simulator of ${Math.max(...COUNTS)} quests of ${ROWS_PER_QUEST} rows each (spread over the last 30 days), whose exports take`,
-    `${s(EXPORT_MS)} to generate; for ${COUNTS.join(', ')} quests (the first of them) and each layout (${layouts.join(', ')}):`,
+    `One simulator of ${Math.max(...countsOf(ctx))} quests of ${ROWS_PER_QUEST} rows each (spread over the last 30 days), whose exports take`,
+    `${s(EXPORT_MS)} to generate; for ${countsOf(ctx).join(', ')} quests (the first of them) and each layout (${LAYOUTS.join(', ')}):`,
     '`bin/main discover`; `bin/main check`, then `check` again with every answer of the simulator delayed by',
     `${s(SLOW_ANSWER_MS)}; a first \`bin/main read\` from start_date (${START_DAYS_BACK} days back) with discover's catalog, every stream`,
     'incremental; then the next incremental read from its last STATEs, with no new rows. The catalog selects every',
@@ -254,3 +238,5 @@ export function manyQuestsMethod(layouts: readonly StreamLayout[] = LAYOUTS): st
     'are what carries over to the production service.',
   ].join('\n');
 }
+
+export const MANY_QUESTS_SECTION: Section = {key: 'many', title: MANY_QUESTS, method, run: manyQuests};

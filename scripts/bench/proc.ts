@@ -6,18 +6,11 @@ import {ChildProcess, execFileSync, fork, spawn, SpawnOptions} from 'child_proce
 import fs from 'fs';
 import path from 'path';
 
+import {type Exit, exited, ROOT} from '../../harness/bin-main';
+import {usageProbe} from '../../harness/peak-usage';
 import type {ExportRecord, FaultOptions, RequestRecord, SimulatorStats} from '../../simulator';
 import {ConsumerReport, SimCommand, SimInfo, SimProcessOptions, SimReply} from './types';
 
-export const ROOT = path.resolve(__dirname, '..', '..', '..');
-export const MAIN = path.join(ROOT, 'bin', 'main');
-/** The node flags bin/main's first line starts node with (as the image runs it), for runs of MAIN under /usr/bin/time. */
-const MAIN_NODE_FLAGS = (
-  /^#!\/usr\/bin\/env -S node(.*)$/m.exec(fs.readFileSync(MAIN, 'utf8').split('\n')[0])?.[1] ?? ''
-)
-  .trim()
-  .split(/\s+/)
-  .filter(Boolean);
 const CONSUMER = path.join(__dirname, 'consumer.js');
 const SIM_PROCESS = path.join(__dirname, 'sim-process.js');
 const TIME = '/usr/bin/time';
@@ -45,20 +38,6 @@ function killGroup(child: ChildProcess): void {
 export function killAll(): void {
   for (const child of live) killGroup(child);
   live.clear();
-}
-
-interface Exit {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-}
-
-function exited(child: ChildProcess): Promise<Exit> {
-  if (child.exitCode !== null || child.signalCode !== null)
-    return Promise.resolve({code: child.exitCode, signal: child.signalCode});
-  return new Promise((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', (code, signal) => resolve({code, signal}));
-  });
 }
 
 /** Waits for the child; past the deadline it is killed and the promise fails saying which step hung. */
@@ -92,7 +71,7 @@ export interface CapturedRun extends Exit {
   wallMs: number;
 }
 
-/** Runs `node args` and captures its (small) output: discover, for instance. */
+/** Runs `node args` and captures its (small) output: bin/main discover, for instance. */
 export async function runNode(args: string[], timeoutMs: number, label: string): Promise<CapturedRun> {
   const startedAt = Date.now();
   const child = start(process.execPath, args, {cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe']});
@@ -109,8 +88,6 @@ export interface ProducerFigures extends Exit {
   peakRssKb?: number;
   userS?: number;
   sysS?: number;
-  /** How peakRssKb was measured. */
-  rssSource: 'time' | 'proc' | 'none';
   stderr: string;
   /** It was told to stop (stopAfterMs) before it finished. */
   stopped: boolean;
@@ -122,32 +99,13 @@ export interface PipedRun {
   startedAt: number;
 }
 
-/** BENCH_NO_TIME=1 forces the /proc fallback, to check it on a machine that has /usr/bin/time. */
+/** BENCH_NO_TIME=1 forces the fallback (the producer's own report, harness/peak-usage.ts), to check it where /usr/bin/time is. */
 export const HAS_TIME = fs.existsSync(TIME) && !process.env.BENCH_NO_TIME;
-
-/** Polls VmHWM (peak RSS) of a running process; the last value read before it exits is the peak. */
-function pollPeakRss(pid: number): () => number | undefined {
-  let peak: number | undefined;
-  const read = (): void => {
-    try {
-      const m = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-      if (m) peak = Math.max(peak ?? 0, Number(m[1]));
-    } catch {
-      // The process is gone: keep the last value.
-    }
-  };
-  read();
-  const timer = setInterval(read, 50);
-  return () => {
-    clearInterval(timer);
-    return peak;
-  };
-}
 
 /**
  * Runs `node producerArgs` with its stdout piped straight into a consumer process (never through
  * this process's event loop), and measures the producer: wall time, peak RSS and CPU time via
- * /usr/bin/time when present, else peak RSS by polling /proc/<pid>/status.
+ * /usr/bin/time when present, else, for a node producer, as it reports them on exit.
  */
 export async function runPiped(
   producerArgs: string[],
@@ -156,7 +114,7 @@ export async function runPiped(
     label: string;
     tmpDir: string;
     env?: NodeJS.ProcessEnv;
-    /** false: no /usr/bin/time or /proc polling (no RSS or CPU figures); the producer is node itself. */
+    /** false: no /usr/bin/time or usage report (no RSS or CPU figures); the producer is node itself. */
     measure?: boolean;
     /**
      * Past this, the producer gets SIGTERM (a read then ends its streams and exits on its own) and the
@@ -200,22 +158,22 @@ export async function runPiped(
   if (measure && opts.stopAfterMs !== undefined) throw new Error(`${opts.label}: stopAfterMs needs measure: false`);
   const useTime = measure && HAS_TIME;
   const program = opts.command ?? process.execPath;
-  const nodeArgs = !opts.command && producerArgs[0] === MAIN ? [...MAIN_NODE_FLAGS, ...producerArgs] : producerArgs;
+  // Without /usr/bin/time a node producer reports its own usage; an external tool goes unmeasured.
+  const probe = measure && !useTime && !opts.command ? usageProbe(opts.tmpDir) : undefined;
   const [command, args] = useTime
-    ? [TIME, ['-f', '%e %U %S %M', '-o', timeFile, program, ...nodeArgs]]
-    : [program, nodeArgs];
+    ? [TIME, ['-f', '%e %U %S %M', '-o', timeFile, program, ...producerArgs]]
+    : [program, producerArgs];
   const startedAt = Date.now();
   const pipe = fifoEnds ? fifoEnds[1] : consumer.stdin;
   if (!pipe) throw new Error(`${opts.label}: the consumer has no stdin pipe`);
   const producer = start(command, args, {
     cwd: ROOT,
     stdio: ['ignore', pipe, 'pipe'],
-    env: {...process.env, ...opts.env},
+    env: {...process.env, ...opts.env, ...probe?.env},
   });
   // Our copy of the write end must close, or the consumer never sees the end of its input.
   if (fifoEnds) for (const fd of fifoEnds) fs.closeSync(fd);
   else consumer.stdin?.destroy();
-  const stopPolling = measure && !useTime && producer.pid !== undefined ? pollPeakRss(producer.pid) : undefined;
   const producerErr = tail(producer.stderr);
   let stopped = false;
   const stopTimer =
@@ -231,7 +189,6 @@ export async function runPiped(
   const [{exit, at}, consumerExit] = await within(both, opts.timeoutMs, opts.label, [producer, consumer]).finally(() =>
     clearTimeout(stopTimer)
   );
-  const polledPeak = stopPolling?.();
 
   if (consumerExit.code !== 0)
     throw new Error(
@@ -239,14 +196,14 @@ export async function runPiped(
     );
   const consumerReport = JSON.parse(Buffer.concat(consumerOut).toString('utf8')) as ConsumerReport;
 
-  const figures: ProducerFigures = {...exit, wallMs: at - startedAt, rssSource: 'none', stderr: producerErr(), stopped};
+  const figures: ProducerFigures = {...exit, wallMs: at - startedAt, stderr: producerErr(), stopped};
   if (useTime) {
     // The -o file holds "elapsed user sys maxrss_kb" on its last line (after any "Command exited" note).
     const lines = fs.readFileSync(timeFile, 'utf8').trim().split('\n');
     const [, user, sys, rss] = (lines[lines.length - 1] ?? '').split(' ').map(Number);
-    Object.assign(figures, {userS: user, sysS: sys, peakRssKb: rss, rssSource: 'time'});
-  } else if (polledPeak !== undefined) {
-    Object.assign(figures, {peakRssKb: polledPeak, rssSource: 'proc'});
+    Object.assign(figures, {userS: user, sysS: sys, peakRssKb: rss});
+  } else {
+    Object.assign(figures, probe?.read());
   }
   return {producer: figures, consumer: consumerReport, startedAt};
 }
@@ -360,11 +317,6 @@ export class SimChild {
   /** Every export created so far, in creation order. */
   async exports(): Promise<ExportRecord[]> {
     return (await this.ask({type: 'exports'}, 'exports')).exports;
-  }
-
-  /** The Response IDs a full export of the quest holds now: what a sync from before its first row must deliver. */
-  async truth(questId: string): Promise<string[]> {
-    return (await this.ask({type: 'truth', questId}, 'truth')).responseIds;
   }
 
   async addResponses(questId: string, count: number): Promise<void> {

@@ -108,6 +108,8 @@ export interface DocInput {
   command: string;
   durationS: number;
   rows: readonly Row[];
+  /** The sections and options, as --help prints them. */
+  usage: string;
   /** Section name -> how its figures were measured. */
   methods: ReadonlyMap<string, string>;
   notes: readonly string[];
@@ -133,6 +135,16 @@ export function markdown(input: DocInput): string {
     '',
     '```sh',
     input.command,
+    '```',
+    '',
+    'The benchmark reports figures. What the connector promises in counts and exactness (exports per sync,',
+    'every row once across attempts, no Node warning, a check that passes on a slow service) the tests assert;',
+    'a target column stays where no test may bound the figure (throughput and wall-time ratios) and on peak',
+    'memory by rows per export, which no test measures at these sizes. `npm run bench -- --quick` is a smoke run',
+    'of every section in a few minutes.',
+    '',
+    '```text',
+    input.usage,
     '```',
     '',
   ];

@@ -4,10 +4,11 @@
 import fs from 'fs';
 import path from 'path';
 
+import {binMainArgv} from '../../harness/bin-main';
 import {questSchema} from '../../src/sync/streams/quest-stream';
 import {CURSOR_FIELD, recordColumns} from '../../src/sync/streams/record-columns';
 import type {RequestRecord} from '../../simulator';
-import {MAIN, PipedRun, runNode} from './proc';
+import {PipedRun, runNode} from './proc';
 import {ConsumerReport, SimInfo} from './types';
 
 export const DAY_MS = 86_400_000;
@@ -45,7 +46,7 @@ export async function discoverCatalog(
   configFile: string,
   timeoutMs: number
 ): Promise<{catalog: {streams: unknown[]}; wallMs: number}> {
-  const run = await runNode([MAIN, 'discover', '--config', configFile], timeoutMs, 'discover');
+  const run = await runNode(binMainArgv(['discover', '--config', configFile]), timeoutMs, 'discover');
   const messages = run.stdout
     .split('\n')
     .filter((l) => l.trim() !== '')

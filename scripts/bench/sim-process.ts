@@ -1,9 +1,8 @@
 // The API simulator in its own process (started by the benchmark with fork()), so that generating
 // and serving a 400 MB export does not take event-loop time from the connector being measured.
 // Options come as JSON in BENCH_SIM_OPTIONS; it reports 'ready' with its URLs and the quests' export
-// headers over IPC, answers 'stats' with the request log, 'exports' with the created exports and
-// 'truth' with a quest's Response IDs, adds responses and changes faults on request, and closes on
-// 'close' or when the benchmark goes away.
+// headers over IPC, answers 'stats' with the request log and 'exports' with the created exports,
+// adds responses and changes faults on request, and closes on 'close' or when the benchmark goes away.
 
 import {QuestConfig, startSimulator, Simulator} from '../../simulator';
 import {SimCommand, SimProcessOptions, SimReply} from './types';
@@ -62,10 +61,6 @@ async function main(): Promise<void> {
           break;
         case 'exports':
           send({type: 'exports', exports: sim.exports()});
-          break;
-        case 'truth':
-          // Response ID is the first column of every export.
-          send({type: 'truth', responseIds: sim.groundTruth(message.questId).rows.map((r) => r[0])});
           break;
         case 'addResponses':
           sim.addResponses(message.questId, message.count);

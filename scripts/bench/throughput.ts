@@ -1,9 +1,8 @@
 // The throughput section: one 1,000,000-row, 30-column quest (UUID Response IDs) read by
 // `bin/main read` with the default config into a counting consumer process, side by side with
-// pipelines on the very file the connector read: csv-parse + JSON.stringify (the baseline,
-// baseline.ts), a pipeline that wraps each CSV line whole without parsing (the ceiling, ceiling.ts),
-// and two general-purpose tools on a local copy of it: DuckDB on one thread (duckdb.ts) and Miller
-// where it is installed. Then peak memory by rows per export: 200,000, 1,000,000 and 3,000,000 rows in
+// pipelines on the very file the connector read (yardstick.ts): csv-parse + JSON.stringify (the
+// baseline), a pipeline that wraps each CSV line whole without parsing (the ceiling), and two
+// general-purpose tools on a local copy of it: DuckDB on one thread and Miller where it is installed. Then peak memory by rows per export: 200,000, 1,000,000 and 3,000,000 rows in
 // one export, also with a setback late in the file and with a slow consumer.
 
 import {execFileSync} from 'child_process';
@@ -11,7 +10,8 @@ import fs from 'fs';
 import path from 'path';
 import {pipeline} from 'stream/promises';
 
-import {HAS_TIME, MAIN, PipedRun, runPiped, SimChild} from './proc';
+import {binMainArgv} from '../../harness/bin-main';
+import {HAS_TIME, PipedRun, runPiped, SimChild} from './proc';
 import {iso, Row, s, thousands} from './report';
 import type {QuestConfig} from '../../simulator';
 import {
@@ -26,12 +26,12 @@ import {
   streamName,
   writeJson,
 } from './scenario';
+import type {BenchContext, Section} from './types';
+import {YARDSTICKS} from './yardstick';
 
-export const THROUGHPUT = 'Throughput';
+const THROUGHPUT = 'Throughput';
 
-const BASELINE = path.join(__dirname, 'baseline.js');
-const CEILING = path.join(__dirname, 'ceiling.js');
-const DUCKDB = path.join(__dirname, 'duckdb.js');
+const YARDSTICK = path.join(__dirname, 'yardstick.js');
 const TARGETS = {baselineRatio: 4, ceilingRatio: 0.9, duckdbRatio: 1, rssMiB: 150};
 /** Rows per export of the memory rows, for the default run of 1,000,000 (scaled with --rows). */
 const SIZE_FACTORS = [0.2, 1, 3];
@@ -41,15 +41,6 @@ const CUT_AT = 0.95;
 const PACE = {stallMs: 3000, portionBytes: 4 * 1024 * 1024, pauseMs: 20};
 /** The run's start_date: years before its rows, as a first sync with the default config meets them. */
 const START_DATE = '2020-01-01T00:00:00Z';
-
-export interface ThroughputContext {
-  tmpDir: string;
-  progress: (message: string) => void;
-  /** Rows of the export. */
-  rows: number;
-  /** Runs of each pipeline, alternating; the best is reported. */
-  repeat: number;
-}
 
 interface StreamFigures {
   records: number;
@@ -141,7 +132,7 @@ function throughputQuest(questId: string, rows: number): QuestConfig {
 
 /** One `bin/main read` of the quest's stream, piped into a counting consumer (slow, with `pace`). */
 async function readRun(
-  ctx: ThroughputContext,
+  ctx: BenchContext,
   sim: SimChild,
   catalog: unknown,
   label: string,
@@ -149,7 +140,7 @@ async function readRun(
 ): Promise<PipedRun> {
   const config = writeJson(ctx.tmpDir, 'throughput-config.json', connectorConfig(sim.info, {start_date: START_DATE}));
   const catalogFile = writeJson(ctx.tmpDir, 'throughput-catalog.json', catalog);
-  return runPiped([MAIN, 'read', '--config', config, '--catalog', catalogFile], {
+  return runPiped(binMainArgv(['read', '--config', config, '--catalog', catalogFile]), {
     timeoutMs: 30 * 60_000,
     label,
     tmpDir: ctx.tmpDir,
@@ -158,7 +149,7 @@ async function readRun(
   });
 }
 
-export async function throughput(ctx: ThroughputContext, rows: Row[], notes: string[]): Promise<void> {
+async function throughput(ctx: BenchContext, rows: Row[], notes: string[]): Promise<void> {
   const {tmpDir, progress, repeat} = ctx;
   const questId = 'b16e0000-0000-4000-8000-000000000001';
   // All rows in the last three days, start_date years earlier: the default sizing probes the first
@@ -217,11 +208,7 @@ export async function throughput(ctx: ThroughputContext, rows: Row[], notes: str
         BENCH_FILE: localCopy,
       };
       if (i === 1) await downloadTo(env.BENCH_URL, env.BENCH_TOKEN, localCopy);
-      const others: [Pipeline, string[], string | undefined][] = [
-        ['baseline', [BASELINE], undefined],
-        ['ceiling', [CEILING], undefined],
-        ['duckdb', [DUCKDB], undefined],
-      ];
+      const others: [Pipeline, string[], string | undefined][] = YARDSTICKS.map((y) => [y, [YARDSTICK, y], undefined]);
       if (miller) others.push(['miller', ['--icsv', '--ifs', '|', '--ojsonl', 'cat', localCopy], miller]);
       for (const [who, args, command] of others) {
         progress(`throughput ${i}/${repeat}: ${who} on the same file`);
@@ -324,7 +311,7 @@ function checkTool(label: string, run: PipedRun, expectedLines: number): void {
  * matched with the identities emitted so far), and with a consumer that stalls and then reads slowly.
  */
 async function memoryBySize(
-  ctx: ThroughputContext,
+  ctx: BenchContext,
   main: {sim: SimChild; questId: string; catalog: unknown; figures: StreamFigures},
   rows: Row[],
   notes: string[]
@@ -372,21 +359,18 @@ async function memoryBySize(
   );
 }
 
-function progress(ctx: ThroughputContext, message: string): void {
+function progress(ctx: BenchContext, message: string): void {
   ctx.progress(message);
 }
 
-async function startSized(
-  ctx: ThroughputContext,
-  n: number
-): Promise<{sim: SimChild; questId: string; catalog: unknown}> {
+async function startSized(ctx: BenchContext, n: number): Promise<{sim: SimChild; questId: string; catalog: unknown}> {
   const questId = `b16e0000-0000-4000-8000-${String(n).padStart(12, '0')}`;
   progress(ctx, `memory: starting a simulator with ${thousands(n)} rows x 30 columns`);
   const sim = await SimChild.start({quests: [throughputQuest(questId, n)], dataDir: path.join(ctx.tmpDir, `sim-${n}`)});
   return {sim, questId, catalog: catalogFor(sim.info, [questId])};
 }
 
-export function throughputMethod(repeat: number): string {
+function method(ctx: BenchContext): string {
   return [
     'One quest of 1,000,000 rows x 30 columns (a UUID Response ID, Created and 28 questions; about one cell in five a',
     `quoted free text), all created in the last three days, read with the default config and start_date ${START_DATE.slice(0, 10)}`,
@@ -404,8 +388,8 @@ export function throughputMethod(repeat: number): string {
     'JSON object per row) and Miller where installed (`mlr --icsv --ifs "|" --ojsonl cat`). rows/s counts the',
     "file's CSV rows from the first RECORD line the consumer sees (for the tools, their first byte) to the end of the",
     "output, which leaves out the connector's wait for the export to be generated; the total wall time includes it.",
-    `Peak RSS and CPU time (all threads) are the producer process's, from ${HAS_TIME ? '`/usr/bin/time`' : 'VmHWM in /proc/<pid>/status'}. MB is 10^6 bytes, MiB 2^20.`,
-    `Each pipeline ran ${repeat} time(s), alternating; the table shows each one's run with the most rows/s.`,
+    `Peak RSS and CPU time (all threads) are the producer process's, from ${HAS_TIME ? '`/usr/bin/time`' : 'its own getrusage as it exits'}. MB is 10^6 bytes, MiB 2^20.`,
+    `Each pipeline ran ${ctx.repeat} time(s), alternating; the table shows each one's run with the most rows/s.`,
     'Memory by rows per export: the same quest with 200,000, 1,000,000 and 3,000,000 rows, each one export of every row',
     `read by one \`bin/main read\` (no discover); for 1,000,000 and 3,000,000 rows again with the first download of the`,
     `export cut after ${CUT_AT * 100} % of its bytes (simulator fault cutFirstDownloadAt: the file is downloaded and read again,`,
@@ -413,3 +397,5 @@ export function throughputMethod(repeat: number): string {
     `for ${PACE.stallMs / 1000} s, then pauses ${PACE.pauseMs} ms after every ${PACE.portionBytes / 1048576} MiB.`,
   ].join('\n');
 }
+
+export const THROUGHPUT_SECTION: Section = {key: 'throughput', title: THROUGHPUT, method, run: throughput};

@@ -1,5 +1,6 @@
 // Messages and reports shared by the benchmark and its child processes.
 
+import type {Row} from './report';
 import type {ExportRecord, FaultOptions, QuestConfig, RequestRecord, SimulatorStats} from '../../simulator';
 
 /** What sim-process.ts is started with (JSON in BENCH_SIM_OPTIONS). */
@@ -31,7 +32,6 @@ export type SimCommand =
   | {type: 'exports'}
   | {type: 'addResponses'; questId: string; count: number}
   | {type: 'setFaults'; faults: FaultOptions}
-  | {type: 'truth'; questId: string}
   | {type: 'close'};
 
 /** Simulator process -> parent. */
@@ -39,8 +39,6 @@ export type SimReply =
   | {type: 'ready'; info: SimInfo}
   | {type: 'stats'; stats: SimulatorStats; requests: RequestRecord[]}
   | {type: 'exports'; exports: ExportRecord[]}
-  /** The Response IDs of the quest's full export now (groundTruth), in creation order. */
-  | {type: 'truth'; responseIds: string[]}
   | {type: 'done'; command: SimCommand['type']}
   | {type: 'error'; message: string};
 
@@ -65,4 +63,28 @@ export interface ConsumerReport {
   /** The other non-RECORD lines (logs, traces), capped, each truncated. */
   others: string[];
   othersDropped: number;
+}
+
+/** What every section is run with. */
+export interface BenchContext {
+  /** Scratch space for configs, states and the simulators' files; removed when the benchmark ends. */
+  tmpDir: string;
+  progress: (message: string) => void;
+  /** A smoke run (--quick): every section at a small scale, in a few minutes; its figures are no measurement. */
+  quick: boolean;
+  /** Rows of the throughput export. */
+  rows: number;
+  /** Throughput runs per pipeline, alternating; the best is reported. */
+  repeat: number;
+  /** Cases of the economy section to run. */
+  cases: ReadonlySet<string>;
+}
+
+/** One section of the benchmark: its heading, how it measures (for docs/benchmarks.md) and its run. */
+export interface Section {
+  /** Its name for --only. */
+  key: string;
+  title: string;
+  method(ctx: BenchContext): string;
+  run(ctx: BenchContext, rows: Row[], notes: string[]): Promise<void>;
 }

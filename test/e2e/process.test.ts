@@ -4,7 +4,8 @@
 
 import {spawn} from 'child_process';
 
-import {errorTraces, MAIN, runBinMain} from '../helpers/connector';
+import {binMainArgv} from '../../harness/bin-main';
+import {errorTraces, runBinMain} from '../helpers/connector';
 import {streamOf, withWorld} from '../helpers/fixtures';
 import {catalogOf, expectOutcome, launch, withServer} from '../helpers/hostile';
 import {systemClock} from '../../simulator';
@@ -132,7 +133,7 @@ describe('bin/main as a process', () => {
         async (world) => {
           const config = world.config();
           const catalog = await world.discoveredCatalog(config, 'full_refresh');
-          const child = spawn(process.execPath, [MAIN, 'read', '--config', config, '--catalog', catalog], {
+          const child = spawn(process.execPath, binMainArgv(['read', '--config', config, '--catalog', catalog]), {
             stdio: ['ignore', 'pipe', 'pipe'],
           });
           const stderr: Buffer[] = [];

@@ -1,14 +1,12 @@
-import {ChildProcess, spawn} from 'child_process';
+import {ChildProcess} from 'child_process';
 import {AirbyteLogLevel} from 'faros-airbyte-cdk/lib/protocol';
-import path from 'path';
 import {Writable} from 'stream';
 
+import {exited, spawnBinMain} from '../../harness/bin-main';
 import {Runtime, systemRuntime} from '../../src/core/runtime';
 import {mainCommand} from '../../src/index';
 import {Host, StopSignal} from '../../src/protocol/cli';
 import {AirbyteMessageJson, messageErrors} from './protocol';
-
-export const MAIN = path.resolve(__dirname, '..', '..', 'bin', 'main');
 
 export interface RunResult {
   code: number | null;
@@ -205,10 +203,7 @@ export function startBinMain(
   args: string[],
   options: {env?: Record<string, string>; killAfterMs?: number} = {}
 ): LiveRun & {child: ChildProcess} {
-  const child = spawn(process.execPath, [MAIN, ...args], {
-    env: {...process.env, ...options.env},
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawnBinMain(args, {env: {...process.env, ...options.env}, stdio: ['ignore', 'pipe', 'pipe']});
   const startedAt = Date.now();
   const lines = new Lines(() => Date.now());
   const err: Buffer[] = [];
@@ -219,19 +214,13 @@ export function startBinMain(
     killed = true;
     child.kill('SIGKILL');
   }, options.killAfterMs ?? 60_000);
-  const done = new Promise<LiveResult>((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
+  const done = exited(child)
+    .finally(() => clearTimeout(timer))
+    .then(({code, signal}): LiveResult => {
       const exitedAt = Date.now();
       lines.end();
-      try {
-        resolve({...collect(code, lines.text, Buffer.concat(err).toString('utf8')), signal, exitedAt, killed});
-      } catch (e) {
-        reject(e);
-      }
+      return {...collect(code, lines.text, Buffer.concat(err).toString('utf8')), signal, exitedAt, killed};
     });
-  });
   return {...liveRun(lines, startedAt, (signal) => void child.kill(signal), done), child};
 }
 
