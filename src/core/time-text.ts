@@ -165,7 +165,7 @@ export function readTime(text: string): ReadTime | undefined {
 }
 
 /** The most bytes writeRfc3339 writes for a time of `length` bytes. */
-export function rfc3339Bytes(length: number): number {
+function rfc3339Bytes(length: number): number {
   return length + 4;
 }
 
