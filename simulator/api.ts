@@ -1,7 +1,7 @@
 // Handlers of the /v1 operations. They run after rate limiting, fault injection, authentication
 // and quest lookup (see server.ts), so they only deal with their own operation.
 
-import {pipeline} from 'stream';
+import {pipeline, Readable} from 'stream';
 import {Ctx} from './http-util';
 import {QuestEntry, State} from './state';
 import {FieldErrors} from './settings';
@@ -134,7 +134,9 @@ export async function downloadExport(ctx: Ctx, state: State, quest: QuestEntry, 
   }
   const stream = body.read(stop);
   if (cut === undefined && stall === undefined) {
-    pipeline(stream, ctx.res, () => undefined);
+    const rate = state.faults.downloadBytesPerSecond;
+    if (rate === undefined) pipeline(stream, ctx.res, () => undefined);
+    else await paced(ctx, stream, rate);
     return;
   }
   // Send part of the body; then either end the connection although the framing promised more
@@ -144,6 +146,34 @@ export async function downloadExport(ctx: Ctx, state: State, quest: QuestEntry, 
   else stream.on('end', () => stalled(ctx));
   stream.on('error', () => ctx.res.destroy());
   ctx.res.on('close', () => stream.destroy());
+}
+
+/**
+ * Sends the body `rate` bytes at a time, one part a second on the clock: a slow network or service.
+ * Parts are small, so the socket's buffer is not waited on; a client that goes away ends it.
+ */
+async function paced(ctx: Ctx, body: Readable, rate: number): Promise<void> {
+  let pending = Buffer.alloc(0);
+  let first = true;
+  const send = async (part: Buffer): Promise<boolean> => {
+    if (!first && !(await ctx.pause(1000))) return false;
+    first = false;
+    ctx.res.write(part);
+    return true;
+  };
+  try {
+    for await (const chunk of body) {
+      pending = Buffer.concat([pending, chunk as Buffer]);
+      for (; pending.length >= rate; pending = pending.subarray(rate))
+        if (!(await send(pending.subarray(0, rate)))) return;
+    }
+    if (pending.length && !(await send(pending))) return;
+    ctx.res.end();
+  } catch {
+    ctx.res.destroy();
+  } finally {
+    body.destroy();
+  }
 }
 
 /** A stalled answer is silent on purpose: the simulator is not working on it. */

@@ -44,6 +44,9 @@ export class Faults {
     }
     if (options.compression !== undefined && options.compression !== 'gzip')
       throw new Error("compression must be 'gzip'");
+    const rate = options.downloadBytesPerSecond;
+    if (rate !== undefined && !(Number.isInteger(rate) && rate >= 1))
+      throw new Error('downloadBytesPerSecond must be a whole number >= 1');
     const latency = options.latencyMs;
     if (latency !== undefined && !(Number.isFinite(latency) && latency >= 0)) throw new Error('latencyMs must be >= 0');
     this.limiter = options.rateLimit ? new RateLimiter(options.rateLimit) : undefined;
@@ -56,6 +59,11 @@ export class Faults {
 
   get latencyMs(): number {
     return this.options.latencyMs ?? 0;
+  }
+
+  /** Every whole download's body arrives at this pace on the clock (undefined: at once). */
+  get downloadBytesPerSecond(): number | undefined {
+    return this.options.downloadBytesPerSecond;
   }
 
   get framing(): Framing {

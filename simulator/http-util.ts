@@ -35,6 +35,26 @@ export class Ctx {
     this.release = undefined;
   }
 
+  /**
+   * Resolves true after `ms` on the clock, or false as soon as the response is closed (client gone,
+   * or close()). The simulator is not working on the request meanwhile.
+   */
+  async pause(ms: number): Promise<boolean> {
+    const closed = new AbortController();
+    const onClose = (): void => closed.abort();
+    this.res.once('close', onClose);
+    this.idle();
+    try {
+      await this.clock.sleep(ms, closed.signal);
+      return true;
+    } catch {
+      return false;
+    } finally {
+      this.res.off('close', onClose);
+      if (!closed.signal.aborted) this.working();
+    }
+  }
+
   get method(): string {
     return this.record.method;
   }

@@ -116,33 +116,13 @@ function underPrefix(path: string, prefix: string): string | undefined {
   return path.startsWith(`${prefix}/`) ? path.slice(prefix.length) : undefined;
 }
 
-/**
- * Resolves true after `ms` on the clock, or false as soon as the response is closed (client gone, or
- * close()). The simulator is not working meanwhile.
- */
-async function delay(ms: number, ctx: Ctx, state: State): Promise<boolean> {
-  const closed = new AbortController();
-  const onClose = (): void => closed.abort();
-  ctx.res.once('close', onClose);
-  ctx.idle();
-  try {
-    await state.clock.sleep(ms, closed.signal);
-    return true;
-  } catch {
-    return false;
-  } finally {
-    ctx.res.off('close', onClose);
-    if (!closed.signal.aborted) ctx.working();
-  }
-}
-
 async function handle(ctx: Ctx, state: State, url: URL): Promise<void> {
   // Messages name the path as the client sent it; routing uses the path below the prefix.
   const local = underPrefix(ctx.path, state.pathPrefix);
   const isV1 = local !== undefined && (local === '/v1' || local.startsWith('/v1/'));
   if (local !== TOKEN_PATH && !isV1) return ctx.notFound();
   const latency = state.faults.latencyMs;
-  if (latency > 0 && !(await delay(latency, ctx, state))) return;
+  if (latency > 0 && !(await ctx.pause(latency))) return;
   if (local === TOKEN_PATH) return token(ctx, state);
   return v1(ctx, state, url, local as string);
 }

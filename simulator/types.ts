@@ -101,6 +101,8 @@ export interface FaultOptions {
   stallDownloadRate?: number;
   stallAfterFraction?: number;
   latencyMs?: number;
+  /** Every whole download's body comes this many bytes a second on the clock, one part a second: a slow download. */
+  downloadBytesPerSecond?: number;
   oneExportPerQuest?: boolean;
   vanishRate?: number;
   /** Exports of more rows than this end in ERROR: a service that chokes on large exports. */

@@ -878,6 +878,23 @@ describe('simulator faults: downloads', () => {
     });
   });
 
+  it('downloadBytesPerSecond sends the whole body that many bytes a second of its clock', async () => {
+    // The waits on the simulator's clock, counted (and not waited): exact whatever the machine's load.
+    const waits: number[] = [];
+    const clock = {now: () => Date.now(), sleep: async (ms: number) => void waits.push(ms)};
+    await withSim({clock, exportDurationMs: 10, faults: {downloadBytesPerSecond: 500}}, async (sim, c) => {
+      const location = await completedLocation(c, sim.quests[0].id, settings);
+      waits.length = 0;
+      const r = await c.get(location);
+      expect(Number(r.headers['content-length'])).toBe(r.body.length);
+      expectWhole(sim, r.text);
+      // The first part goes at once, each of the others a second later.
+      expect(waits).toEqual(Array(Math.ceil(r.body.length / 500) - 1).fill(1000));
+      expect(() => sim.setFaults({downloadBytesPerSecond: 0})).toThrow(/downloadBytesPerSecond/);
+      expect(() => sim.setFaults({downloadBytesPerSecond: 2.5})).toThrow(/downloadBytesPerSecond/);
+    });
+  });
+
   it('stalls downloads after a fraction of the body; close() does not hang on them', async () => {
     const sim = await startSimulator({exportDurationMs: 10, faults: {stallDownloadRate: 1, stallAfterFraction: 0.25}});
     let req: http.ClientRequest | undefined;

@@ -82,6 +82,14 @@ export const LIMITS = {
    * many idle timeouts (4 min at the default of 120 s). Time the consumer spends on the rows does not count.
    */
   downloadProgress: {spanIdleTimeouts: 2, minBytes: 64 * 1024},
+  /**
+   * sync/state/heartbeat.ts: after this long without a RECORD or STATE, every stream still reading
+   * repeats its STATE where the exactly-once rule allows one, so that the platform's heartbeat (reset
+   * by RECORD and STATE only; 3 h by default) sees the sync alive during long waits for the service.
+   */
+  heartbeat: {silenceMs: 5 * MINUTE_MS},
+  /** sync/windows/download-progress.ts: while a file downloads, a line on its progress at most this often. */
+  downloadLogEveryMs: 30_000,
   /** api/client.ts: redirects a download may follow (to a CDN, say) before it must have arrived at the file. */
   downloadRedirects: 5,
   /**

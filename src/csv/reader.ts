@@ -37,8 +37,8 @@ export interface CsvSink {
    * now on); a returned promise means: wait before pushing more.
    */
   rows(batch: RowBatch): Promise<void> | undefined;
-  /** Bytes taken so far, after every chunk. */
-  progress?(bytes: number): void;
+  /** Bytes taken so far, and the rows complete in them (handed over or not yet), after every chunk. */
+  progress?(bytes: number, rows: number): void;
 }
 
 export interface CsvSummary {
@@ -114,7 +114,7 @@ export async function readCsv(
       await source.return?.();
       break;
     }
-    sink.progress?.(bytes);
+    sink.progress?.(bytes, count + scanner.readyRows);
   }
   let withheldLastRow = false;
   if (!stopped) {

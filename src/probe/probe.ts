@@ -7,7 +7,8 @@ import {LIMITS} from '../core/limits';
 import {DAY_MS, formatDuration, MINUTE_MS, TimeWindow} from '../core/time';
 import {probeConnection, ProbeEnvironment} from './connection';
 import {sampleFile} from './file-sample';
-import {BoundaryFacts, ExportPurpose, ExportRun, judge, Verdict} from './judge';
+import {judge} from './judge';
+import {BoundaryFacts, ExportPurpose, ExportRun, Verdict} from './verdict';
 import {AnswerLog} from './observer';
 import {word} from './shapes';
 

@@ -1,6 +1,6 @@
 import {describeWindow, formatDuration, formatUtcTimestamp} from '../core/time';
 import {ASSUMPTIONS, assumption, TOPICS} from './assumptions';
-import {ExportRun, Verdict, VerdictState} from './judge';
+import {ExportRun, Verdict, VerdictState} from './verdict';
 import {ProbeResult} from './probe';
 
 const LABEL: Record<VerdictState, string> = {

@@ -1,17 +1,13 @@
 import {Command} from 'commander';
 import {AirbyteLogger} from 'faros-airbyte-cdk/lib/logger';
 import {AirbyteCatalogMessage, AirbyteSpec} from 'faros-airbyte-cdk/lib/protocol';
-import fs from 'fs';
-import path from 'path';
 import VError from 'verror';
 
 import {parseConfig, QuestbackConfig} from '../core/config';
 import {connectorError, errorMessage, failureTypeOf} from '../core/errors';
 import {LIMITS} from '../core/limits';
 import {Runtime} from '../core/runtime';
-import {MINUTE_MS} from '../core/time';
 import {ProbeOptions, ProbeResult} from '../probe/probe';
-import {renderReport, summary, summaryLine} from '../probe/report';
 import {CheckResult} from '../sync/commands/check';
 import {SyncOutput} from '../sync/output-port';
 import {ConfiguredStream} from '../sync/commands/read';
@@ -20,6 +16,7 @@ import {AirbyteOutput} from './airbyte-output';
 import {readJsonFile} from './json-file';
 import {connectionStatus, errorTrace} from './messages';
 import {MessageWriter} from './output';
+import {addProbeCommand} from './probe-command';
 
 /** The connector's operations, as the command line runs them. */
 export interface Connector {
@@ -103,8 +100,6 @@ export interface CliEnvironment {
  * script with `set -o pipefail` should see that; the exports it made are simply left unread.
  */
 const CLOSED_STDOUT_EXIT = 141;
-/** Exit code of a probe that ran and found at least one assumption contradicted (1: it could not run). */
-export const PROBE_CONTRADICTED_EXIT = 3;
 
 function parseCatalog(raw: unknown): ConfiguredStream[] {
   const streams = (raw as {streams?: unknown})?.streams;
@@ -251,53 +246,7 @@ export function buildCommand(connector: Connector, env: CliEnvironment): Command
       }
     });
 
-  withConfig(
-    'probe',
-    "check the connector's assumptions against the real service (a token, at most 3 small exports of one quest, a few minutes) and write a Markdown report that is safe to send to Questback support. stdout carries log messages only. Exit code 0: nothing contradicted; 3: an assumption contradicted (see the report); 1: the probe could not run"
-  )
-    .option('--quest <id>', 'the quest to export, one of quest_ids (default: the first)')
-    .option('--report <path>', 'where to write the report', 'probe-report.md')
-    .option('--minutes <n>', 'the longest the probe may take, 1 to 30', String(LIMITS.probe.budgetMs / MINUTE_MS))
-    .action(async (opts: {config: string; quest?: string; report: string; minutes: string}) => {
-      try {
-        const config = loadConfig(opts.config);
-        const questId = (opts.quest ?? config.quest_ids[0]).trim().toLowerCase();
-        if (!config.quest_ids.includes(questId)) {
-          throw connectorError(
-            'config_error',
-            `--quest ${opts.quest} is not one of quest_ids (${config.quest_ids.join(', ')}).`
-          );
-        }
-        const minutes = Number(opts.minutes);
-        if (!(minutes >= 1 && minutes <= LIMITS.probe.maxBudgetMs / MINUTE_MS)) {
-          throw connectorError(
-            'config_error',
-            `--minutes must be a number from 1 to ${LIMITS.probe.maxBudgetMs / MINUTE_MS}, got ${JSON.stringify(opts.minutes)}.`
-          );
-        }
-        const file = path.resolve(opts.report);
-        try {
-          fs.accessSync(path.dirname(file), fs.constants.W_OK);
-        } catch (err) {
-          throw connectorError(
-            'config_error',
-            `Cannot write the report to ${file}: ${(err as NodeJS.ErrnoException).code ?? errorMessage(err)}; pass --report <path>.`
-          );
-        }
-        const result = await connector.probe(config, {
-          questId,
-          budgetMs: minutes * MINUTE_MS,
-          maxRows: LIMITS.probe.maxRows,
-        });
-        fs.writeFileSync(file, env.scrub(renderReport(result, env.connectorName())));
-        logger.info(
-          `Probe finished: ${summaryLine(result.verdicts)}. Report, safe to send to Questback support: ${file}`
-        );
-        await finish(summary(result.verdicts).contradicted ? PROBE_CONTRADICTED_EXIT : 0);
-      } catch (err) {
-        await fail(err);
-      }
-    });
+  addProbeCommand(withConfig, {connector, env, loadConfig, finish, fail});
 
   return program;
 }

@@ -77,55 +77,41 @@ export function findJsonSyntaxProblem(text: string): JsonSyntaxProblem | undefin
     if (c === 'n') return literal('null');
     fail(/[A-Za-z_]/.test(c) ? `${VALUE_EXPECTED}; text values need double quotes` : VALUE_EXPECTED);
   };
-  const object = (): void => {
+  /** An object's members or a list's items, separated by commas, from its opening to `close`. */
+  const sequence = (close: '}' | ']', item: () => void, last: 'member' | 'item'): void => {
     pos++;
     space();
-    if (text[pos] === '}') {
+    if (text[pos] === close) {
       pos++;
       return;
     }
     for (;;) {
+      item();
       space();
-      if (end()) fail('the file ends inside an object: a closing } is missing');
-      if (text[pos] === '}') fail('a comma before } (JSON allows no comma after the last member)');
-      if (text[pos] !== '"') fail('a member name in double quotes was expected here');
-      string();
-      space();
-      if (text[pos] !== ':')
-        fail(end() ? 'the file ends after a member name' : 'a colon (:) after the member name was expected here');
-      pos++;
-      value();
-      space();
-      if (end()) fail('the file ends inside an object: a closing } is missing');
-      if (text[pos] === '}') {
+      if (end())
+        fail(`the file ends inside ${last === 'member' ? 'an object' : 'a list'}: a closing ${close} is missing`);
+      if (text[pos] === close) {
         pos++;
         return;
       }
-      if (text[pos] !== ',') fail('a comma (,) or a closing } was expected here');
+      if (text[pos] !== ',') fail(`a comma (,) or a closing ${close} was expected here`);
       pos++;
+      space();
+      if (text[pos] === close) fail(`a comma before ${close} (JSON allows no comma after the last ${last})`);
     }
   };
-  const list = (): void => {
-    pos++;
+  const member = (): void => {
+    if (end()) fail('the file ends inside an object: a closing } is missing');
+    if (text[pos] !== '"') fail('a member name in double quotes was expected here');
+    string();
     space();
-    if (text[pos] === ']') {
-      pos++;
-      return;
-    }
-    for (;;) {
-      value();
-      space();
-      if (end()) fail('the file ends inside a list: a closing ] is missing');
-      if (text[pos] === ']') {
-        pos++;
-        return;
-      }
-      if (text[pos] !== ',') fail('a comma (,) or a closing ] was expected here');
-      pos++;
-      space();
-      if (text[pos] === ']') fail('a comma before ] (JSON allows no comma after the last item)');
-    }
+    if (text[pos] !== ':')
+      fail(end() ? 'the file ends after a member name' : 'a colon (:) after the member name was expected here');
+    pos++;
+    value();
   };
+  const object = (): void => sequence('}', member, 'member');
+  const list = (): void => sequence(']', value, 'item');
   try {
     space();
     if (end()) fail('the file is empty');

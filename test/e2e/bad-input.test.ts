@@ -1,6 +1,7 @@
 import {configuredCatalog, simConfig, startWorld, streamOf, World} from '../helpers/fixtures';
 import {errorTraces, records, states, statusesByStream, RunResult} from '../helpers/connector';
 import {warehouseNames} from '../../src/sync/streams/column-names';
+import {responsesCatalogStream} from '../../src/sync/streams/responses-stream';
 import {Corruption} from '../../simulator';
 
 const GOOD = 'c0c0c0c0-0000-4000-8000-000000000001';
@@ -168,7 +169,32 @@ const CASES: Case[] = [
     name: 'a state whose cursor is not a timestamp',
     state: [{type: 'STREAM', stream: {stream_descriptor: {name: streamOf(GOOD)}, stream_state: {cursor: 'yesterday'}}}],
     type: 'config_error',
-    message: /cursor of stream .* is not an ISO 8601 UTC timestamp: "yesterday"/,
+    message: /^Invalid state: Stream quest_\w+: the cursor in its state is not an ISO 8601 UTC timestamp: "yesterday"/,
+    offline: true,
+  },
+  {
+    name: "another connector's state under one of this source's stream names",
+    state: [{type: 'STREAM', stream: {stream_descriptor: {name: streamOf(GOOD)}, stream_state: {last_id: 42}}}],
+    type: 'config_error',
+    // The stream is named once: "Stream quest_…", not "Stream Stream quest_…" nor "stream Stream quest_…".
+    message: /^Invalid state: Stream quest_\w+: its state has no 'cursor' \(got \{"last_id":42\}\)\. Reset/,
+    offline: true,
+  },
+  {
+    name: 'a catalog naming responses under stream_layout per_quest',
+    catalog: {streams: [{stream: responsesCatalogStream(), sync_mode: 'incremental', destination_sync_mode: 'append'}]},
+    type: 'config_error',
+    // The way out is the layout, not a quest id.
+    message:
+      /^(?!.*quest id)Stream responses is a stream of stream_layout "combined", and this source's stream_layout is "per_quest"\. To read it, set stream_layout to "combined"/,
+    offline: true,
+  },
+  {
+    name: 'a catalog naming a quest stream under stream_layout combined',
+    config: {stream_layout: 'combined'},
+    type: 'config_error',
+    message:
+      /^(?!.*quest id)Stream quest_\w+ is a stream of stream_layout "per_quest", and this source's stream_layout is "combined"\. To read it, set stream_layout to "per_quest"/,
     offline: true,
   },
   {
@@ -241,7 +267,10 @@ async function readWith(c: Case): Promise<RunResult> {
   if (typeof configValue === 'object')
     for (const k of Object.keys(configValue)) if (configValue[k] === undefined) delete configValue[k];
   const quest = typeof c.catalog === 'string' && c.catalog in CORRUPT ? CORRUPT[c.catalog as Corruption] : GOOD;
-  const catalogValue = typeof c.catalog === 'string' && !(c.catalog in CORRUPT) ? c.catalog : catalogFor(quest);
+  const catalogValue =
+    typeof c.catalog === 'object' || (typeof c.catalog === 'string' && !(c.catalog in CORRUPT))
+      ? c.catalog
+      : catalogFor(quest);
   if (typeof configValue === 'object' && quest !== GOOD) {
     // One window, so the broken file is the only one.
     Object.assign(configValue, {

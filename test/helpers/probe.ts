@@ -4,15 +4,16 @@
 import {AirbyteLogLevel} from 'faros-airbyte-cdk/lib/protocol';
 import {PassThrough} from 'stream';
 
+import {mapLimited} from '../../src/core/concurrency';
 import {parseConfig} from '../../src/core/config';
-import {abortableSleep, Runtime} from '../../src/core/runtime';
 import {AssumptionId} from '../../src/probe/assumptions';
-import {Verdict} from '../../src/probe/judge';
+import {Verdict} from '../../src/probe/verdict';
 import {ProbeResult, runProbe} from '../../src/probe/probe';
 import {renderReport} from '../../src/probe/report';
 import {ConnectorLogger} from '../../src/protocol/logger';
 import {MessageWriter} from '../../src/protocol/output';
 import {DialectOptions, FaultOptions, QuestConfig, SimulatorOptions, startSimulator} from '../../simulator';
+import {TestClock} from './clock';
 import {simConfig} from './fixtures';
 
 export const PROBED_QUEST = 'b0b0b0b0-0000-4000-8000-000000000001';
@@ -33,22 +34,19 @@ export interface ProbeRun {
   secrets: {clientId: string; clientSecret: string; tokens: string[]; cells: string[]};
 }
 
-/** Real time, but sleeps of at most 15 ms: polls see PENDING and INPROGRESS of short exports quickly. */
-const quickRuntime: Runtime = {
-  now: () => Date.now(),
-  sleep: (ms, signal) => abortableSleep(Math.min(ms, 15), signal),
-  random: () => Math.random(),
-};
-
 /**
  * A probe of a quest of 60 responses over the last three days, on a simulator answering as `variant`
- * says. Exports take 90 ms unless the variant says otherwise (status records are seen only while an
- * export is being generated).
+ * says, its files kept in memory. Both run on one virtual clock: an export takes a second of it unless
+ * the variant says otherwise, so polls see the status records of its generation (PENDING, then
+ * INPROGRESS) however busy the machine, and the waits take no real time.
  */
 export async function probe(variant: Variant = {}): Promise<ProbeRun> {
+  const clock = new TestClock(11);
   const sim = await startSimulator({
     seed: 11,
-    exportDurationMs: 90,
+    clock,
+    files: 'memory',
+    exportDurationMs: 1000,
     quests: [
       {
         id: PROBED_QUEST,
@@ -68,11 +66,11 @@ export async function probe(variant: Variant = {}): Promise<ProbeRun> {
     out.on('data', (chunk: Buffer) => text.push(chunk.toString('utf8')));
     const writer = new MessageWriter(out);
     const logger = new ConnectorLogger(writer, AirbyteLogLevel.DEBUG);
-    const {config} = parseConfig(simConfig(sim), Date.now());
+    const {config} = parseConfig(simConfig(sim), clock.now());
     const result = await runProbe(
       config,
       {questId: PROBED_QUEST, budgetMs: 60_000, maxRows: 10_000},
-      {runtime: quickRuntime, logger, onSecret: () => undefined}
+      {runtime: clock, logger, onSecret: () => undefined}
     );
     await writer.flush();
     const truth = sim.groundTruth(PROBED_QUEST);
@@ -98,15 +96,36 @@ export async function probe(variant: Variant = {}): Promise<ProbeRun> {
 }
 
 /** Probes each distinct variant once, however many tests ask for it. */
-export function probeCache(): (variant: Variant) => Promise<ProbeRun> {
+export interface ProbeCache {
+  (variant: Variant): Promise<ProbeRun>;
+  /**
+   * Probes the variants `at once` at a time, ahead of the tests that ask for them: each probe mostly
+   * waits (for answers, and for its clock to jump), so probes side by side take little more than one.
+   * A probe that fails fails only the tests that ask for it.
+   */
+  prefetch(variants: readonly Variant[], atOnce: number): Promise<void>;
+}
+
+export function probeCache(): ProbeCache {
   const runs = new Map<string, Promise<ProbeRun>>();
-  return (variant) => {
+  const run = (variant: Variant): Promise<ProbeRun> => {
     const key = JSON.stringify(variant);
-    let run = runs.get(key);
-    if (!run) {
-      run = probe(variant);
-      runs.set(key, run);
+    let started = runs.get(key);
+    if (!started) {
+      started = probe(variant);
+      // Awaited by the tests that ask for it; until then a failure must not count as unhandled.
+      started.catch(() => undefined);
+      runs.set(key, started);
     }
-    return run;
+    return started;
   };
+  run.prefetch = async (variants: readonly Variant[], atOnce: number): Promise<void> => {
+    await mapLimited(variants, atOnce, (variant) =>
+      run(variant).then(
+        () => undefined,
+        () => undefined
+      )
+    );
+  };
+  return run;
 }

@@ -2,7 +2,7 @@
 // token and no value of any response, in any encoding; the probe's log lines neither.
 
 import {secretForms} from '../../src/core/secrets';
-import {probe, ProbeRun, Variant} from '../helpers/probe';
+import {probeCache, ProbeRun, Variant} from '../helpers/probe';
 
 /** Every form a value may take in a text: as is, JSON-escaped, URL-encoded, base64 (standard, unpadded, URL-safe). */
 function forms(value: string): string[] {
@@ -61,6 +61,9 @@ const VARIANTS: [string, Variant][] = [
   ['a file that breaks off in a stray quote', {quest: {corruption: 'stray-quote'}}],
   ['a service that echoes the request in its errors', {dialect: {unknownExportStatus: 400}}],
 ];
+
+const probe = probeCache();
+beforeAll(() => probe.prefetch([...VARIANTS.map(([, variant]) => variant), {}], VARIANTS.length + 1));
 
 describe.each(VARIANTS)('%s', (_name, variant) => {
   let run: ProbeRun;

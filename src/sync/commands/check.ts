@@ -8,6 +8,7 @@ import {Cancelled, errorMessage, isAuthFailure} from '../../core/errors';
 import {LIMITS} from '../../core/limits';
 import {Runtime} from '../../core/runtime';
 import {formatDuration} from '../../core/time';
+import {plural} from '../../core/quantities';
 
 export type CheckResult = {ok: true} | {ok: false; message: string};
 
@@ -64,7 +65,7 @@ function describeGroup({questIds, first}: FailureGroup, limit: boolean): string 
   const marker = `quest ${firstId}`;
   const at = text.indexOf(marker);
   const others = (part: string): string => part.split(firstId).join('…');
-  const quests = `${questIds.length} quests (${list})`;
+  const quests = `${plural(questIds.length, 'quest')} (${list})`;
   const named =
     at === -1
       ? `${quests}: ${others(text)}`

@@ -4,7 +4,7 @@ import {QuestbackConfig} from '../../core/config';
 import {Runtime} from '../../core/runtime';
 import {catalogStreams} from '../streams/catalog';
 import {CatalogStream} from '../streams/stream-definition';
-import {Connection} from './connection';
+import {Connection} from '../../api/connection';
 
 /**
  * The discover command: the catalog of the config's streams, built from the stream definitions

@@ -6,10 +6,12 @@ import {exportSettings} from '../../api/client';
 import {Cancelled, connectorError, errorMessage, isAuthFailure} from '../../core/errors';
 import {ExportSlots} from '../exports/export-slots';
 import {StreamRef, SyncOutput} from '../output-port';
+import {Heartbeat} from '../state/heartbeat';
 import {exportFingerprint} from '../state/stream-state';
-import {STREAM_DEFINITIONS} from '../streams/catalog';
+import {layoutOfStream, STREAM_DEFINITIONS} from '../streams/catalog';
 import {ConfiguredStream, HeaderBoard, PlanContext, ReadEnv, StreamRead, streamRef} from '../streams/stream-definition';
-import {Connection} from './connection';
+import {Connection} from '../../api/connection';
+import {plural} from '../../core/quantities';
 
 export type {ConfiguredStream} from '../streams/stream-definition';
 
@@ -87,14 +89,13 @@ function planStream(
     if (stranger === undefined) return {ref, read};
     break;
   }
-  return {
-    ref,
-    error: connectorError(
-      'config_error',
-      `Stream ${ref.name} is not one of this source's streams (stream_layout ${ctx.config.stream_layout}, quests ${quest_ids.join(', ')}). Refresh the source schema in Airbyte, or add the quest id to quest_ids.`,
-      {stream: ref.name}
-    ),
-  };
+  const layout = layoutOfStream(ref.name);
+  const {stream_layout} = ctx.config;
+  const what =
+    layout && layout !== stream_layout
+      ? `Stream ${ref.name} is a stream of stream_layout "${layout}", and this source's stream_layout is "${stream_layout}". To read it, set stream_layout to "${layout}"; to read the streams of "${stream_layout}" instead, refresh the source schema in Airbyte and save the connection.`
+      : `Stream ${ref.name} is not one of this source's streams (stream_layout ${stream_layout}, quests ${quest_ids.join(', ')}). Refresh the source schema in Airbyte, or add the quest id to quest_ids.`;
+  return {ref, error: connectorError('config_error', what, {stream: ref.name})};
 }
 
 /**
@@ -114,7 +115,10 @@ export async function readStreams(
   const {config, logger} = ctx;
   checkCatalog(catalog);
   warnIgnoredState(logger, catalog, states);
-  const plans = catalog.map((configured) => planStream(ctx, configured, states, out));
+  // Every record and STATE goes through the heartbeat, which notices long silences.
+  const heartbeat = new Heartbeat(ctx.runtime, logger);
+  const output = heartbeat.output(out);
+  const plans = catalog.map((configured) => planStream(ctx, configured, states, output));
   const byQuest = new Map<string, StreamRef>();
   for (const p of plans) for (const q of p.read?.questIds ?? []) if (!byQuest.has(q)) byQuest.set(q, p.ref);
   const connection = ctx.connect((request, waitMs, resetAt) => {
@@ -132,7 +136,7 @@ export async function readStreams(
     ctx,
     api: connection.api,
     slots: new ExportSlots(config.max_concurrent_exports),
-    out,
+    out: output,
     stop: stopAll.signal,
     fingerprint: exportFingerprint(config.api_url, exportSettings(config)),
     headers: new HeaderBoard(),
@@ -151,11 +155,12 @@ export async function readStreams(
 
   for (const p of plans) out.status(p.ref, 'STARTED');
   const runOne = async (p: PlannedStream): Promise<void> => {
+    const unwatch = p.read?.heartbeat && heartbeat.watch(p.read.heartbeat);
     try {
       if (p.error || !p.read) throw p.error;
       out.status(p.ref, 'RUNNING');
       const records = await p.read.read(env, skipped(p.ref));
-      logger.info(`Stream ${p.ref.name}: complete, ${records} records`);
+      logger.info(`Stream ${p.ref.name}: complete, ${plural(records, 'record')}`);
       out.status(p.ref, 'COMPLETE');
     } catch (err) {
       const error = err instanceof Error ? err : new Error(String(err));
@@ -172,12 +177,20 @@ export async function readStreams(
         await out.error(error, p.ref);
       }
       out.status(p.ref, 'INCOMPLETE');
+    } finally {
+      unwatch?.();
     }
   };
+  // The heartbeat ends with the streams, or as soon as they are told to stop.
+  const beating = new AbortController();
+  stopAll.signal.addEventListener('abort', () => beating.abort(), {once: true, signal: beating.signal});
+  const heart = heartbeat.run(beating.signal);
   try {
     await Promise.all(plans.map(runOne));
   } finally {
     ctx.signal.removeEventListener('abort', onStop);
+    beating.abort();
+    await heart;
   }
   if (authError) {
     await out.error(authError);

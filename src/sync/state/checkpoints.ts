@@ -1,5 +1,6 @@
 import {TimeWindow} from '../../core/time';
 import {StreamRef, SyncOutput} from '../output-port';
+import {HeartbeatStream} from './heartbeat';
 
 /** What the state keeps of a quest's density, so that the next sync sizes its first window right away. */
 export interface DensityHint {
@@ -37,7 +38,7 @@ export type StateCodec = (quests: ReadonlyMap<string, QuestProgress>) => object;
  * A STATE is taken whole at the moment it is asked for (progress and count together, before
  * anything is awaited), so its count is exactly the stream's records written since the previous STATE.
  */
-export class StreamCheckpoints {
+export class StreamCheckpoints implements HeartbeatStream {
   private readonly quests = new Map<string, QuestProgress>();
   private sinceState = 0;
   private reader: Promise<void> = Promise.resolve();
@@ -74,6 +75,16 @@ export class StreamCheckpoints {
   /** Writes a STATE now if no record came since the last one (see the class comment); else the next STATE carries it. */
   commitIfClean(): Promise<void> {
     return this.sinceState === 0 ? this.commit() : Promise.resolve();
+  }
+
+  /**
+   * A heartbeat during a long wait (heartbeat.ts): the STATE again, only if no record came since the
+   * last one (the rule above), so that it commits nothing a later attempt would send again.
+   */
+  async repeatState(): Promise<boolean> {
+    if (!this.clean) return false;
+    await this.commit();
+    return true;
   }
 
   /** Waits for the stream's window reader turn; the returned function ends it. */

@@ -114,16 +114,16 @@ export function parseStateInput(raw: unknown): StateInput {
   return states;
 }
 
-/** The cursor of a stream's state in epoch ms, or undefined for no state. */
-export function cursorOf(streamState: unknown, stream: string): number | undefined {
+/** The cursor of a stream's state in epoch ms, or undefined for no state; `label` names its owner in messages ("Stream quest_…"). */
+export function cursorOf(streamState: unknown, label: string): number | undefined {
   if (streamState === undefined || streamState === null) return undefined;
   const cursor = (streamState as {cursor?: unknown}).cursor;
   if (typeof streamState !== 'object' || cursor === undefined) {
-    invalidState(`the state of stream ${stream} has no 'cursor' (got ${JSON.stringify(streamState)}).`);
+    invalidState(`${label}: its state has no 'cursor' (got ${JSON.stringify(streamState)}).`);
   }
   const ms = typeof cursor === 'string' ? parseUtcTimestamp(cursor) : undefined;
   if (ms === undefined)
-    invalidState(`the cursor of stream ${stream} is not an ISO 8601 UTC timestamp: ${JSON.stringify(cursor)}.`);
+    invalidState(`${label}: the cursor in its state is not an ISO 8601 UTC timestamp: ${JSON.stringify(cursor)}.`);
   return ms;
 }
 

@@ -1,6 +1,7 @@
+import {StreamLayout} from '../../core/config';
 import {columnsStream} from './columns-stream';
-import {questStreams} from './quest-stream';
-import {responsesStream} from './responses-stream';
+import {questIdFromStreamName, questStreams} from './quest-stream';
+import {RESPONSES_STREAM, responsesStream} from './responses-stream';
 import {CatalogStream, DiscoverContext, StreamDefinition} from './stream-definition';
 
 /** The kinds of stream this source has, in the order discover lists them. */
@@ -11,4 +12,10 @@ export async function catalogStreams(ctx: DiscoverContext): Promise<CatalogStrea
   const streams: CatalogStream[] = [];
   for (const definition of STREAM_DEFINITIONS) streams.push(...(await definition.discover(ctx)));
   return streams;
+}
+
+/** The stream_layout that has a stream of this name; undefined for a stream of every layout, or of none. */
+export function layoutOfStream(name: string): StreamLayout | undefined {
+  if (name === RESPONSES_STREAM) return 'combined';
+  return questIdFromStreamName(name) ? 'per_quest' : undefined;
 }

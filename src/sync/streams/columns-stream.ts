@@ -157,7 +157,7 @@ export const columnsStream: StreamDefinition = {
     const {config, runtime, logger} = ctx;
     const incremental = configured.sync_mode === 'incremental';
     const seen = incremental ? seenOf(state) : {};
-    const cursor = incremental ? cursorOf(state, ref.name) : undefined;
+    const cursor = incremental ? cursorOf(state, `Stream ${ref.name}`) : undefined;
     return {
       ref,
       questIds: config.quest_ids,

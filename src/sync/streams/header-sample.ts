@@ -12,6 +12,7 @@ import {readCsv} from '../../csv/reader';
 import {rowStrings} from '../../csv/rows';
 import {awaitExport, createExport, JobContext} from '../exports/export-job';
 import {describeSetback} from '../exports/export-policy';
+import {plural} from '../../core/quantities';
 
 /** Sample windows, widened in turn until an export has a header: a day, a month, then everything since start_date. */
 const SAMPLE_SPANS_MS = [DAY_MS, 30 * DAY_MS, Infinity];
@@ -71,7 +72,7 @@ export async function probeHeader(ctx: ProbeContext, questId: string): Promise<S
     }
     if (sample.header) {
       logger.info(
-        `Quest ${questId}: learned ${sample.header.length} columns from an export of ${formatDuration(window.until - window.since)}`
+        `Quest ${questId}: learned ${plural(sample.header.length, 'column')} from an export of ${formatDuration(window.until - window.since)}`
       );
       return {...sample, window};
     }

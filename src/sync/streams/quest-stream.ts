@@ -24,6 +24,7 @@ import {
   WINDOW_START_FIELD,
 } from './record-columns';
 import {CatalogStream, catalogStream, ConfiguredStream, StreamDefinition, streamRef} from './stream-definition';
+import {plural} from '../../core/quantities';
 
 // The per_quest layout: one stream per quest, `quest_<id>`, each export column a field of its own
 // (named by column_names), the connector's fields beside them, and the quest's own state.
@@ -123,7 +124,7 @@ export class QuestColumns implements QuestRecords {
     if (columns.length > 0 && missing.length === columns.length) {
       throw connectorError(
         'config_error',
-        `Stream ${stream.name}: the configured schema lists none of the ${columns.length} columns of the quest's export (e.g. ${JSON.stringify(columns[0].name)}), so Airbyte would drop every answer. Refresh the source schema in Airbyte (connection → Schema → Refresh source schema) and save the connection.`,
+        `Stream ${stream.name}: the configured schema lists none of the ${plural(columns.length, 'column')} of the quest's export (e.g. ${JSON.stringify(columns[0].name)}), so Airbyte would drop every answer. Refresh the source schema in Airbyte (connection → Schema → Refresh source schema) and save the connection.`,
         {questId, stream: stream.name}
       );
     }
@@ -185,7 +186,7 @@ export const questStreams: StreamDefinition = {
       const renamed = columns.filter((c) => c.name !== c.title).length;
       if (renamed && config.column_names === 'warehouse') {
         logger.info(
-          `Quest ${questId}: ${renamed} of ${columns.length} columns renamed to warehouse-safe names; the header texts are kept as titles and in the columns stream`
+          `Quest ${questId}: ${renamed} of ${plural(columns.length, 'column')} renamed to warehouse-safe names; the header texts are kept as titles and in the columns stream`
         );
       }
       return questCatalogStream(questId, columns);
@@ -207,7 +208,14 @@ export const questStreams: StreamDefinition = {
       end: ctx.syncEnd,
       ...(progress.density ? {density: progress.density} : {}),
     };
-    const checkpoints = new StreamCheckpoints(out, ref, perQuestState).quest(questId, progress);
-    return {ref, questIds: [questId], readsResponses: true, read: (env) => readQuest(env, plan, checkpoints)};
+    const stream = new StreamCheckpoints(out, ref, perQuestState);
+    const checkpoints = stream.quest(questId, progress);
+    return {
+      ref,
+      questIds: [questId],
+      readsResponses: true,
+      heartbeat: stream,
+      read: (env) => readQuest(env, plan, checkpoints),
+    };
   },
 };

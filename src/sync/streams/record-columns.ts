@@ -1,6 +1,6 @@
 import {ColumnNames} from '../../core/config';
 import {readTime} from '../../core/time-text';
-import {columnsFromHeader, isCreatedHeader} from '../../csv/header';
+import {columnsFromHeader, isCreatedHeader, isResponseIdHeader} from '../../csv/header';
 import {warehouseNames} from './column-names';
 
 /** Fields the connector adds to every record of a quest stream, beside the quest's CSV columns. */
@@ -27,8 +27,6 @@ export function recordColumns(header: readonly string[], mode: ColumnNames): Col
   return header.map((title, i) => ({name: names[i], title}));
 }
 
-export {isCreatedHeader} from '../../csv/header';
-
 /**
  * Types the columns. A column's type must not depend on whether the quest had responses when
  * discover ran: a type that changes on a schema refresh is a breaking change in Airbyte. So the
@@ -44,11 +42,6 @@ export function typeColumns(columns: Column[], sample: readonly string[][]): Col
     const contradicted = sample.some((row) => row[i] && readTime(row[i]) === undefined);
     return contradicted ? column : {...column, format: 'date-time'};
   });
-}
-
-/** Whether a header text is the response id column ("Response ID", "ResponseId", "response_id"...). */
-export function isResponseIdHeader(text: string): boolean {
-  return text.toLowerCase().replace(/[^a-z]/g, '') === 'responseid';
 }
 
 /** The response id column, if the export has one: the natural primary key of a quest's rows. */

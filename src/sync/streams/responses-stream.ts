@@ -1,19 +1,13 @@
 import {findQuestInaccessible} from '../../api/api-error';
 import {connectorError, errorMessage, failureTypeOf, isAuthFailure} from '../../core/errors';
 import {formatUtcTimestamp, TimeWindow} from '../../core/time';
+import {isCreatedHeader, isResponseIdHeader} from '../../csv/header';
 import {RecordShape, StreamRef} from '../output-port';
 import {StateCodec, StreamCheckpoints} from '../state/checkpoints';
 import {invalidState, questState} from '../state/stream-state';
 import {QuestPlan, QuestRecords} from '../windows/quest-plan';
 import {questStart, readQuest} from './quest-read';
-import {
-  CURSOR_FIELD,
-  isCreatedHeader,
-  isResponseIdHeader,
-  objectSchema,
-  WINDOW_PROPERTIES,
-  WINDOW_START_FIELD,
-} from './record-columns';
+import {CURSOR_FIELD, objectSchema, WINDOW_PROPERTIES, WINDOW_START_FIELD} from './record-columns';
 import {catalogStream, StreamDefinition, streamRef} from './stream-definition';
 
 // The combined layout: one stream `responses` for every quest, its answers in one object keyed by
@@ -183,6 +177,7 @@ export const responsesStream: StreamDefinition = {
       ref,
       questIds: config.quest_ids,
       readsResponses: true,
+      heartbeat: stream,
       read: async (env, skipped) => {
         const results = await Promise.allSettled(quests.map((q) => readQuest(env, q.plan, q.checkpoints)));
         const failed: string[] = [];

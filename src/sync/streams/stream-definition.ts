@@ -5,6 +5,7 @@ import {QuestbackConfig} from '../../core/config';
 import {Runtime} from '../../core/runtime';
 import {ExportSlots} from '../exports/export-slots';
 import {StreamRef, SyncOutput} from '../output-port';
+import {HeartbeatStream} from '../state/heartbeat';
 import {JsonSchema} from './record-columns';
 
 /** A stream of the configured catalog, as far as the reader needs it. */
@@ -116,6 +117,8 @@ export interface StreamRead {
   questIds: readonly string[];
   /** It runs exports of its own (a stream that describes columns may only sample them). */
   readsResponses: boolean;
+  /** Its checkpoints, which may repeat its STATE while it waits long (sync/state/heartbeat.ts). */
+  heartbeat?: HeartbeatStream;
   /**
    * Reads the stream; resolves to its record count. A quest that is inaccessible while
    * skip_inaccessible_quests is on is reported through `skipped`, not thrown, by streams of several quests.

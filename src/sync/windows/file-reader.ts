@@ -9,6 +9,7 @@ import {RowBatch} from '../../csv/rows';
 import {TimeWindow} from '../../core/time';
 import {isCreatedHeader} from '../../csv/header';
 import {CreatedTally, emptyTally, rowsInWindow} from './created-filter';
+import {DownloadProgress} from './download-progress';
 import {IdentityResume} from './resume';
 
 /** More bytes than this that are not valid in the file's encoding fail the window instead of a warning. */
@@ -99,6 +100,7 @@ export async function readExportFile(
   const opened = await ctx.api.openDownload(questId, exportId, file.url, ctx.signal);
   if (opened.kind === 'gone') return opened;
   const download = opened.download;
+  const progress = new DownloadProgress({...file, totalBytes: download.contentLength}, ctx.logger, () => ctx.now());
   let lastNew = ctx.now();
   let position = 0;
   let emitted = 0;
@@ -158,6 +160,7 @@ export async function readExportFile(
           lastNew = ctx.now();
           return sink.rows(fresh);
         },
+        progress: (_bytes, rows) => progress.update(rows, download.receivedBytes),
       }
     );
   } catch (err) {

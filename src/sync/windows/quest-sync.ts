@@ -10,6 +10,7 @@ import {tallyWarnings} from './created-filter';
 import {cutWarning, readExportFile} from './file-reader';
 import {QuestPlan, QuestSyncContext} from './quest-plan';
 import {PlannedWindow, WindowPlanner} from './window-planner';
+import {formatBytes, plural} from '../../core/quantities';
 
 /**
  * One quest's read: the loop over its windows (WindowPlanner), each window's pieces exported
@@ -164,7 +165,7 @@ export class QuestSync {
       return;
     }
     this.ctx.logger.info(
-      `Quest ${questId}: ${where} done, ${outcome.emitted} rows emitted${outcome.skipped ? ` (${outcome.skipped} more were emitted from an earlier file of this window)` : ''}, ${(outcome.bytes / 1048576).toFixed(1)} MB downloaded`
+      `Quest ${questId}: ${where} done, ${plural(outcome.emitted, 'row')} emitted${outcome.skipped ? ` (${outcome.skipped} more were emitted from an earlier file of this window)` : ''}, ${formatBytes(outcome.bytes)} downloaded`
     );
     this.planner.observe({
       window: piece.window,
@@ -190,7 +191,7 @@ export class QuestSync {
     const target = this.ctx.sizing.targetRows;
     if (rows > 2 * target) {
       this.ctx.logger.info(
-        `Quest ${this.plan.questId}: the export of ${describeWindow(piece.window)} holds about ${rows} rows, more than twice target_rows_per_export (${target}); it is read whole, and the next windows are sized to the target.`
+        `Quest ${this.plan.questId}: the export of ${describeWindow(piece.window)} holds about ${plural(rows, 'row')}, more than twice target_rows_per_export (${target}); it is read whole, and the next windows are sized to the target.`
       );
       this.checkpoints.densityLearned(this.planner.hint(), true);
     }
@@ -227,7 +228,7 @@ export class QuestSync {
             ? ` (${formatDuration(Math.max(0, stallBudgetMs - w.budget.stalledMs))} of the ${formatDuration(stallBudgetMs)} a window may go without new rows are left)`
             : '';
         this.ctx.logger.warn(
-          `Quest ${questId}: ${what}; downloading it again, skipping the ${w.files.resume?.emitted ?? 0} rows of this window already emitted${left}.`
+          `Quest ${questId}: ${what}; downloading it again, skipping the ${plural(w.files.resume?.emitted ?? 0, 'row')} of this window already emitted${left}.`
         );
         return;
       }

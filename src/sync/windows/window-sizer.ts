@@ -1,6 +1,7 @@
 import {LIMITS} from '../../core/limits';
 import {DAY_MS, formatDuration, spanOf, TimeWindow} from '../../core/time';
 import {DensityHint} from '../state/checkpoints';
+import {plural} from '../../core/quantities';
 
 /** A window may grow at most this much over the one before it while exports come back sparse. */
 export const GROWTH = 8;
@@ -36,10 +37,6 @@ export interface SizedWindow {
   window: TimeWindow;
   /** Why this size, for the log line. */
   reason: string;
-}
-
-function plural(n: number, word: string): string {
-  return `${Math.round(n).toLocaleString('en-US')} ${word}${Math.round(n) === 1 ? '' : 's'}`;
 }
 
 /**
