@@ -66,6 +66,8 @@ function gone(ctx: Ctx, job: ExportJob): void {
 
 export function exportStatus(ctx: Ctx, state: State, job: ExportJob): void {
   state.stats.statusPolls++;
+  const unreadable = state.faults.unreadableStatus();
+  if (unreadable !== undefined) return ctx.send(200, 'application/json', unreadable);
   const view = state.exports.view(job, state.clock.now());
   if (view.state === 'GONE') {
     gone(ctx, job);

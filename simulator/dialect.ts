@@ -47,6 +47,12 @@ export interface DialectOptions {
   sinceInclusive?: boolean;
   /** The filter leaves out a response created exactly at `until` (the spec: at or before it). */
   untilExclusive?: boolean;
+  /**
+   * The filter cuts `until` ('until') or both bounds ('both') down to whole seconds before it
+   * selects rows (the spec: milliseconds), so a response 500 ms before a millisecond `until` is not
+   * in that export.
+   */
+  filterSeconds?: 'until' | 'both';
   /** The filter ignores since and until: every export holds all the quest's responses up to now. */
   ignoreWindow?: boolean;
   /** The filter reads since and until as local times this many minutes east of UTC. */
@@ -59,6 +65,8 @@ export interface DialectOptions {
   rateLimitNames?: 'x-ratelimit' | 'ietf';
   /** 'epoch-us': the reset header as an epoch in microseconds (read by magnitude, it lies ages ahead). */
   rateLimitReset?: 'as-configured' | 'epoch-us';
+  /** The status and download of an export answer under any quest's path (the spec: its own quest's only). */
+  exportsUnderAnyQuest?: boolean;
   /** Status of the status or download of an export the service does not know (default 404). */
   unknownExportStatus?: number;
   /** 'text': error bodies are `text/plain` "<status> <title>" instead of problem details. */
@@ -133,9 +141,19 @@ export class Dialect {
 
   /** The request as the service acts on it: its filter's boundaries and zone, the separator it writes. */
   request(request: ExportRequest): ExportRequest {
-    const {sinceInclusive, untilExclusive, filterOffsetMinutes = 0, fileSeparator, ignoreWindow} = this.options;
+    const {
+      sinceInclusive,
+      untilExclusive,
+      filterOffsetMinutes = 0,
+      fileSeparator,
+      ignoreWindow,
+      filterSeconds,
+    } = this.options;
     const shift = filterOffsetMinutes * 60_000;
-    const {since, until} = ignoreWindow ? {since: undefined, until: undefined} : request.window;
+    const seconds = (ms: number | undefined) => (ms === undefined ? undefined : Math.floor(ms / 1000) * 1000);
+    const asked = ignoreWindow ? {since: undefined, until: undefined} : request.window;
+    const since = filterSeconds === 'both' ? seconds(asked.since) : asked.since;
+    const until = filterSeconds === undefined ? asked.until : seconds(asked.until);
     // Rows have whole-millisecond times: "at or after since" is "after since - 1 ms".
     const window = {
       since: since === undefined ? undefined : since - shift - (sinceInclusive ? 1 : 0),

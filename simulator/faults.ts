@@ -31,6 +31,7 @@ export function gatewayPage(status: 502 | 503): string {
 export class Faults {
   private options: FaultOptions = {};
   private limiter?: RateLimiter;
+  private unreadableGiven = 0;
 
   constructor(private readonly rng: Prng) {}
 
@@ -39,6 +40,9 @@ export class Faults {
       const rate = options[name];
       if (rate !== undefined && !(rate >= 0 && rate <= 1)) throw new Error(`${name} must lie in [0, 1]`);
     }
+    const bad = options.badStatusAnswers;
+    if (bad !== undefined && !(Number.isInteger(bad) && bad >= 0))
+      throw new Error('badStatusAnswers must be an integer >= 0');
     if (options.framing !== undefined && !FRAMINGS.includes(options.framing)) {
       throw new Error(`framing must be one of ${FRAMINGS.join(', ')}`);
     }
@@ -72,6 +76,15 @@ export class Faults {
 
   get gzip(): boolean {
     return this.options.compression === 'gzip';
+  }
+
+  /** The body of an unreadable status answer to give now (badStatusAnswers), or undefined. */
+  unreadableStatus(): string | undefined {
+    const left = this.options.badStatusAnswers ?? 0;
+    if (left <= 0) return undefined;
+    this.options.badStatusAnswers = left - 1;
+    this.unreadableGiven++;
+    return this.unreadableGiven % 2 === 1 ? '' : '{"exportId": "';
   }
 
   get oneExportPerQuest(): boolean {

@@ -201,7 +201,10 @@ async function v1(ctx: Ctx, state: State, url: URL, local: string): Promise<void
       return listInvitations(ctx, state, quest, url.searchParams);
     case 'status':
     case 'download': {
-      const job = state.exports.find(route.questId, route.exportId);
+      const owner = state.dialect.options.exportsUnderAnyQuest
+        ? state.exports.byId(route.exportId)?.questId
+        : undefined;
+      const job = state.exports.find(owner ?? route.questId, route.exportId);
       const unknown = state.dialect.options.unknownExportStatus;
       if (!job && unknown !== undefined) return ctx.problem({status: unknown, detail: 'The export id is not valid'});
       if (!job) return ctx.notFound(`export '${route.exportId}' does not exist`);

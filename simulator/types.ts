@@ -107,6 +107,8 @@ export interface FaultOptions {
   vanishRate?: number;
   /** Exports of more rows than this end in ERROR: a service that chokes on large exports. */
   maxExportRows?: number;
+  /** The next this many status answers are 200 with an empty body (odd ones) or JSON cut short (even ones). */
+  badStatusAnswers?: number;
 }
 
 /**

@@ -18,6 +18,7 @@ import {QuestbackConfig} from './core/config';
 import {projectFile} from './core/project-file';
 import {connectorSpec} from './core/spec';
 import {Runtime, systemRuntime} from './core/runtime';
+import {wholeSecond} from './core/time';
 import {runProbe} from './probe/probe';
 import {buildCommand, Connector, Host, processHost} from './protocol/cli';
 import {ConnectorLogger, SecretScrubber} from './protocol/logger';
@@ -124,7 +125,7 @@ export class QuestbackSource extends AirbyteSource<QuestbackConfig> {
 
   /** The newest moment a sync may ask for: a little before now, so responses being written settle. */
   syncEnd(config: QuestbackConfig): number {
-    return this.env.runtime.now() - config.settle_seconds * 1000;
+    return wholeSecond(this.env.runtime.now() - config.settle_seconds * 1000);
   }
 }
 

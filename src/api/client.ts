@@ -77,6 +77,7 @@ export class QuestbackApi implements ExportApi {
         data: body,
         signal,
         headers: {'Content-Type': 'application/json', Accept: 'application/json'},
+        expectJson: true,
       },
     });
     if (response.status === 409) {
@@ -101,7 +102,7 @@ export class QuestbackApi implements ExportApi {
     const response = await send(this.http, {
       context,
       accept: [404, 410],
-      config: {method: 'GET', url: statusUrl, signal, headers: {Accept: 'application/json'}},
+      config: {method: 'GET', url: statusUrl, signal, headers: {Accept: 'application/json'}, expectJson: true},
     });
     if (response.status === 404 || response.status === 410) return {kind: 'vanished', httpStatus: response.status};
     if (response.status >= 300) {

@@ -25,7 +25,25 @@ declare module 'axios' {
     attempts?: Attempts;
     /** What the request serves, set by the client from its policy: a failure's type depends on it. */
     purpose?: Purpose;
+    /** A 2xx answer must carry a JSON object: one that does not (empty, cut, HTML) is retried as transient. */
+    expectJson?: boolean;
   }
+}
+
+/** The code of a 2xx answer whose body is not the JSON object its request expects (see expectJson). */
+export const UNREADABLE_ANSWER = 'EQBUNREADABLE';
+
+/** The JSON object a body holds (parsed already, or as text), if it holds one. */
+export function asJsonObject(data: unknown): Record<string, unknown> | undefined {
+  let value = data;
+  if (typeof value === 'string') {
+    try {
+      value = JSON.parse(value);
+    } catch {
+      return undefined;
+    }
+  }
+  return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 }
 
 /** How hard to retry one request. Every figure is a bound: nothing waits or retries forever. */
@@ -167,6 +185,19 @@ export function createHttpClient(opts: HttpClientOptions): AxiosInstance {
       observe(response);
       const started = response.config.attempts?.startedAt ?? runtime.now();
       logger.debug(`${describe(response.config)} -> ${response.status} (${runtime.now() - started} ms)`);
+      if (response.config.expectJson && response.status < 300 && !asJsonObject(response.data)) {
+        // An empty or unreadable answer is a blip of the service or a gateway: retried as a 5xx is.
+        const what = typeof response.data === 'string' && response.data.trim() ? 'an unreadable body' : 'an empty body';
+        return Promise.reject(
+          new AxiosError(
+            `HTTP ${response.status} with ${what}`,
+            UNREADABLE_ANSWER,
+            response.config,
+            response.request,
+            response
+          )
+        );
+      }
       return response;
     },
     (error: AxiosError) => {
@@ -195,7 +226,11 @@ export function createHttpClient(opts: HttpClientOptions): AxiosInstance {
       const transientGet =
         status !== undefined && TRANSIENT_GET_STATUSES.has(status) && (error.config?.method ?? 'get') === 'get';
       const retryable =
-        isNetworkError(error) || isTimeout(error) || transientGet || (status !== undefined && status >= 500);
+        isNetworkError(error) ||
+        isTimeout(error) ||
+        transientGet ||
+        error.code === UNREADABLE_ANSWER ||
+        (status !== undefined && status >= 500);
       return retryable && attempts.errors++ < policy.retries;
     },
     onRetry: async (retryCount, error, config) => {
@@ -225,7 +260,12 @@ export function createHttpClient(opts: HttpClientOptions): AxiosInstance {
         );
       } else {
         wait = backoffDelayMs(attempts.errors || retryCount, runtime.random);
-        const reason = status ? `HTTP ${status}` : (error.code ?? 'network error');
+        const reason =
+          error.code === UNREADABLE_ANSWER
+            ? error.message
+            : status
+              ? `HTTP ${status}`
+              : (error.code ?? 'network error');
         logger.warn(
           `${describe(config)} failed (${reason}): retry ${attempts.errors}/${policy.retries} in ${formatDuration(wait)}`
         );

@@ -4,6 +4,7 @@ import VError from 'verror';
 
 import {connectorError} from '../core/errors';
 import {apiError, RequestContext} from './api-error';
+import {asJsonObject, UNREADABLE_ANSWER} from './http';
 
 // How every request of the export API is sent, and what its answer's body is made into.
 
@@ -45,6 +46,8 @@ export async function send(http: AxiosInstance, call: ApiCall): Promise<AxiosRes
   try {
     return await http.request({...call.config, context: call.context});
   } catch (err) {
+    // An answer still unreadable after the retries: the caller says what came (jsonObject).
+    if (isAxiosError(err) && err.code === UNREADABLE_ANSWER && err.response) return err.response;
     if (isAxiosError(err) && err.response && call.accept?.includes(err.response.status)) {
       if (call.config.responseType === 'stream' || err.response.data instanceof Readable) {
         err.response.data = await readSmallBody(err.response.data);
@@ -60,15 +63,8 @@ export async function send(http: AxiosInstance, call: ApiCall): Promise<AxiosRes
 
 /** A JSON object from a 2xx answer, or an error saying what came instead (HTML, nothing). */
 export function jsonObject(response: AxiosResponse, ctx: RequestContext): Record<string, unknown> {
-  let data: unknown = response.data;
-  if (typeof data === 'string') {
-    try {
-      data = JSON.parse(data);
-    } catch {
-      // reported below
-    }
-  }
-  if (data && typeof data === 'object' && !Array.isArray(data)) return data as Record<string, unknown>;
+  const data = asJsonObject(response.data);
+  if (data) return data;
   const kind = String(response.headers['content-type'] ?? 'no content type');
   const what = typeof response.data === 'string' && response.data.trim() ? `a ${kind} body` : 'an empty body';
   throw connectorError(

@@ -65,8 +65,6 @@ export const LIMITS = {
     cutOffsBeforeSplit: 3,
     /** Exports still not generated after export_timeout_minutes; each splits its piece. */
     timeouts: 2,
-    /** A piece shorter than this is not split further. */
-    minSplitMs: 2,
     /**
      * Time a window's downloads may go without a new row, summed over its cut-offs, before its
      * stream fails (at least twice request_timeout_seconds, so that two stalls are always retried).
@@ -98,6 +96,12 @@ export const LIMITS = {
    * gzip body can expand into a 1 GiB cell).
    */
   csv: {maxCellChars: 4 * 1024 * 1024, maxRowChars: 8 * 1024 * 1024},
+  /**
+   * sync/state/checkpoints.ts: the identities of rows a failed quest emitted past its cursor, listed in
+   * its stream's STATEs (stream_layout combined): about 6,500 UUIDs. A longer list is not written:
+   * the stream writes no more STATEs in that sync instead.
+   */
+  state: {emittedKeyBytes: 256 * 1024},
   /** sync/streams/header-sample.ts: exports of one sample window tried before discover fails. */
   sampleAttempts: 3,
   /** protocol/output.ts: no record waits in the output buffer longer than this (a STATE is written at once). */

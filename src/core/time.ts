@@ -39,9 +39,29 @@ export function spanOf(w: TimeWindow): number {
   return w.until - w.since;
 }
 
-/** Two halves that chain exactly: (since, mid] and (mid, until]. */
+/**
+ * Windows end on whole seconds. The spec says the service compares milliseconds; one that cuts
+ * `until` (and `since`) to whole seconds then still selects exactly the window asked for, and no
+ * response falls between two windows (one created 500 ms before a window's end).
+ */
+export function wholeSecond(ms: number): number {
+  return Math.floor(ms / SECOND_MS) * SECOND_MS;
+}
+
+/** The end of a window from `since` of about `wanted`: the whole second at or before it, and never `since` or before. */
+export function windowEnd(since: number, wanted: number): number {
+  const end = wholeSecond(wanted);
+  return end > since ? end : wholeSecond(since) + SECOND_MS;
+}
+
+/** Whether a window can be split on a whole second (see wholeSecond): one lies strictly inside it. */
+export function splittable(w: TimeWindow): boolean {
+  return wholeSecond(w.since) + SECOND_MS < w.until;
+}
+
+/** Two halves that chain exactly, (since, mid] and (mid, until], `mid` on a whole second (the window must be splittable). */
 export function splitWindow(w: TimeWindow): [TimeWindow, TimeWindow] {
-  const mid = w.since + Math.floor(spanOf(w) / 2);
+  const mid = windowEnd(w.since, w.since + spanOf(w) / 2);
   return [
     {since: w.since, until: mid},
     {since: mid, until: w.until},

@@ -204,7 +204,8 @@ describe('incremental', () => {
       finalState = stateFile(read1.messages);
       sim.addResponses(QUEST_A, added[streamOf(QUEST_A)]);
       sim.addResponses(QUEST_B, added[streamOf(QUEST_B)]);
-      await new Promise((resolve) => setTimeout(resolve, 30));
+      // A sync reads up to the whole second before it starts (windows end on whole seconds): the new rows lie before it.
+      await world.clock.sleep(1_030);
       read2 = await read(7, finalState, undefined, 'final-state');
     });
 

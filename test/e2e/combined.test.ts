@@ -62,7 +62,8 @@ describe('stream_layout combined', () => {
         const before = new Map([A, B].map((q) => [q, new Set(sim.groundTruth(q).rows.map((r) => r[0]))]));
         sim.addResponses(A, 7);
         sim.addResponses(B, 3);
-        await new Promise((resolve) => setTimeout(resolve, 20));
+        // A sync reads up to the whole second before it starts (windows end on whole seconds): the new rows lie before it.
+        await world.clock.sleep(1_020);
         const second = await world.run([
           'read',
           '--config',

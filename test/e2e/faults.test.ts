@@ -62,8 +62,8 @@ describe('under injected faults', () => {
     for (let sync = 1; sync <= 8; sync++) {
       if (sync === 2) {
         sim.addResponses(sim.quests[0].id, 7);
-        // They arrive 1 ms apart: all have come before the sync starts.
-        await world.clock.sleep(10);
+        // They arrive 1 ms apart; a sync reads up to the whole second before it starts (windows end on whole seconds).
+        await world.clock.sleep(1_010);
       }
       const args = ['read', '--config', configFile, '--catalog', catalogFile];
       if (state.length) args.push('--state', world.file(state));

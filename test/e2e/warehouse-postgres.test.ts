@@ -266,7 +266,8 @@ describe('loaded into PostgreSQL as Airbyte loads it', () => {
       options: ['E-mail', 'Phone', 'Walk-in'],
     });
     for (const id of QUESTS) sim.addResponses(id, 4);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // A sync reads up to the whole second before it starts (windows end on whole seconds): the new rows lie before it.
+    await sim.clock.sleep(1_020);
 
     const after = await discover(config, 'after.json');
     const state = writeJson(dir, 'state.json', stateFile(firstRead));
@@ -357,7 +358,8 @@ describe('the combined layout loaded into PostgreSQL as Airbyte loads it', () =>
     const first = await read(combinedConfig, `${dir}/combined.json`);
     await loadSync(db, catalog, first);
     for (const id of ALL) sim.addResponses(id, 2);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // A sync reads up to the whole second before it starts (windows end on whole seconds): the new rows lie before it.
+    await sim.clock.sleep(1_020);
     const state = writeJson(dir, 'combined-state.json', stateFile(first));
     const second = await read(combinedConfig, `${dir}/combined.json`, state);
     const loads = await loadSync(db, catalog, second);

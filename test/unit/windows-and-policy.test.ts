@@ -1,7 +1,7 @@
 import {describeWindow, formatDuration, formatUtcTimestamp, parseUtcTimestamp} from '../../src/core/time';
 import {decide, PieceRecord, WindowBudget} from '../../src/sync/exports/export-policy';
 import {BYTE_CEILING, WindowSizer} from '../../src/sync/windows/window-sizer';
-import {sinceForStartDate, splitWindow} from '../../src/core/time';
+import {sinceForStartDate, splittable, splitWindow} from '../../src/core/time';
 
 const DAY = 86_400_000;
 
@@ -12,6 +12,20 @@ describe('time windows', () => {
     expect(a.until).toBe(b.since);
     expect(b.until).toBe(1000 + 7 * DAY + 3);
     expect(a.until - a.since).toBeGreaterThan(0);
+  });
+
+  test('windows end on whole seconds: a split, a sized window, a partition', () => {
+    const since = Date.parse('2026-01-01T00:00:00.000Z') - 1;
+    const [a, b] = splitWindow({since, until: since + 3001});
+    expect([a.until, b.since, b.until]).toEqual([since + 1001, since + 1001, since + 3001]);
+    // since lies 1 ms before a whole second: (since, since + 1 ms] has none strictly inside, (since, since + 1001 ms] has one.
+    expect(splittable({since, until: since + 1})).toBe(false);
+    expect(splittable({since, until: since + 1001})).toBe(true);
+    expect(splittable({since: since + 1, until: since + 1001})).toBe(false);
+    const sizer = new WindowSizer({targetRows: 100, exportTimeoutMs: 3_600_000}, {rows_per_day: (100 * 86_400) / 2.5});
+    const next = sizer.next(since, since + 60_001);
+    expect(next.window).toEqual({since, until: since + 2001});
+    expect(sizer.partition({since, until: since + 10_001}).map((w) => w.until % 1000)).toEqual([0, 0, 0, 0]);
   });
 
   test('start_date is inclusive: since is one millisecond before it', () => {

@@ -6,6 +6,9 @@ import {catalogStreams} from '../streams/catalog';
 import {CatalogStream} from '../streams/stream-definition';
 import {Connection} from '../../api/connection';
 
+/** The most fields Airbyte accepts in one connection's catalog (all streams together). */
+export const AIRBYTE_MAX_FIELDS = 20_000;
+
 /**
  * The discover command: the catalog of the config's streams, built from the stream definitions
  * (per_quest: a stream per quest, with the columns of a small export of each; combined: `responses`,
@@ -26,5 +29,14 @@ export async function discover(
     api: connection.api,
     authenticate: () => connection.authenticate(),
   });
+  const fields = streams.reduce((n, s) => n + Object.keys(s.json_schema.properties ?? {}).length, 0);
+  if (fields > AIRBYTE_MAX_FIELDS) {
+    const widest = [...streams].sort(
+      (a, b) => Object.keys(b.json_schema.properties ?? {}).length - Object.keys(a.json_schema.properties ?? {}).length
+    )[0];
+    logger.warn(
+      `The catalog has ${fields} fields in ${streams.length} streams, more than the ${AIRBYTE_MAX_FIELDS} Airbyte accepts in one connection, so Airbyte will refuse to save it (the widest stream, ${widest.name}, has ${Object.keys(widest.json_schema.properties ?? {}).length}). Set stream_layout to combined (one responses stream, whose answers are one object whatever the number of questions), or split quest_ids over several sources and connections, or deselect streams or columns until the connection has at most ${AIRBYTE_MAX_FIELDS}.`
+    );
+  }
   return {streams};
 }

@@ -11,7 +11,7 @@ import {Setback} from './export-policy';
 export type JobResult =
   /** generationMs: from creation (or, for an export of an earlier attempt, from the first poll) to its file. */
   | {kind: 'ready'; exportId: string; downloadUrl: string; generationMs: number}
-  | Extract<Setback, {kind: 'failed' | 'timeout' | 'vanished'}>;
+  | Extract<Setback, {kind: 'failed' | 'timeout' | 'vanished' | 'unusable'}>;
 
 export interface JobContext {
   api: ExportApi;

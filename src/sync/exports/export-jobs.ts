@@ -6,7 +6,7 @@ import {Runtime} from '../../core/runtime';
 import {describeWindow, TimeWindow} from '../../core/time';
 import {RecordedExport} from '../state/checkpoints';
 import {awaitExport, createExport, JobContext, JobResult} from './export-job';
-import {pieceRecord, PieceRecord} from './export-policy';
+import {pieceRecord, PieceRecord, unusable} from './export-policy';
 import {ExportSlots, Priority, Slot, SlotRequest} from './export-slots';
 
 /** A window exported as one export: a planned window itself, or a part of it after splits. */
@@ -90,8 +90,10 @@ export class ExportJobs {
         piece.request = undefined;
       }
       if (piece.reuse && piece.exportId === undefined) {
-        piece.exportId = piece.reuse.exportId;
-        return awaitExport(job, {questId: ctx.questId, exportId: piece.exportId, window: piece.window}, signal);
+        const exportId = (piece.exportId = piece.reuse.exportId);
+        return awaitExport(job, {questId: ctx.questId, exportId, window: piece.window}, signal).catch((err: unknown) =>
+          unusable(err, exportId, signal)
+        );
       }
       const handle = await createExport(job, ctx.questId, piece.window, signal);
       piece.exportId = handle.exportId;

@@ -1,6 +1,8 @@
+import {Cancelled, errorMessage, isAuthFailure} from '../../core/errors';
 import {LIMITS} from '../../core/limits';
-import {formatDuration, spanOf, splitWindow, TimeWindow} from '../../core/time';
+import {formatDuration, splittable, splitWindow, TimeWindow} from '../../core/time';
 import {RecordedExport} from '../state/checkpoints';
+import {exportSeal} from '../state/stream-state';
 
 /** Something that stopped an export of a window from ending in a whole file. */
 export type Setback =
@@ -13,7 +15,9 @@ export type Setback =
   /** The file was gone when downloaded (404 or 410). */
   | {kind: 'gone'; exportId: string; httpStatus: number}
   /** The download did not arrive whole. */
-  | {kind: 'cut-off'; exportId: string; reason: string};
+  | {kind: 'cut-off'; exportId: string; reason: string}
+  /** An earlier attempt's export answered what no retry mended (403, 404, a 500 for good...); `why` says what. */
+  | {kind: 'unusable'; exportId: string; why: string};
 
 export type Decision =
   /** Create a new export of the same piece. */
@@ -70,21 +74,37 @@ export function describeSetback(s: Setback): string {
       return `the file of export ${s.exportId} was gone (HTTP ${s.httpStatus})`;
     case 'cut-off':
       return `the download of export ${s.exportId} was cut off: ${s.reason}`;
+    case 'unusable':
+      return `export ${s.exportId} cannot be had: ${s.why}`;
   }
 }
 
 /**
- * The exports an earlier attempt recorded that this attempt may re-use: only those made with the
- * same settings (the fingerprint), since a file made with others is not the file this sync asks for.
+ * The exports an earlier attempt recorded that this attempt may re-use: only those made for this
+ * quest with the same settings (exportSeal of the settings digest, the quest and the export id),
+ * since a file made with others, or for another quest, is not the file this sync asks for.
  */
-export function reusable(recorded: readonly RecordedExport[], fingerprint: string): RecordedExport[] {
-  return recorded.filter((e) => e.fingerprint === fingerprint);
+export function reusable(
+  recorded: readonly RecordedExport[],
+  settingsDigest: string,
+  questId: string
+): RecordedExport[] {
+  return recorded.filter((e) => e.fingerprint === exportSeal(settingsDigest, questId, e.exportId));
+}
+
+/**
+ * An earlier attempt's export whose status or file failed in a way no retry mended: a setback (its
+ * window is exported anew), unless the read is stopping or the credentials failed, which stop all.
+ */
+export function unusable(err: unknown, exportId: string, signal: AbortSignal): Extract<Setback, {kind: 'unusable'}> {
+  if (signal.aborted || err instanceof Cancelled || isAuthFailure(err)) throw err;
+  return {kind: 'unusable', exportId, why: errorMessage(err)};
 }
 
 /**
  * Every rule for what happens when an export of a window does not end in a whole file, in one place:
- * - an export of an earlier attempt that failed, timed out or is gone is not created again: its
- *   window is exported anew, in pieces the density seen says hold about the target (the first export
+ * - an export of an earlier attempt that failed, timed out, is gone or cannot be had (its status or
+ *   file answered what no retry mended: 403, 404, a 500 for good) is not created again: its window is exported anew, in pieces the density seen says hold about the target (the first export
  *   of it may have been far larger); a cut-off download of it is downloaded again, as any;
  * - a failed export is created again; after LIMITS.window.failedBeforeSplit failures in a row the
  *   piece is split in two, since a service may choke on one large export; a half of such a piece
@@ -97,7 +117,8 @@ export function reusable(recorded: readonly RecordedExport[], fingerprint: strin
  * - a planned window and all its pieces share LIMITS.window.setbacks, and a budget of time without
  *   a new row across its cut-off downloads (stallBudgetMs); past either the stream fails, and the
  *   next sync starts again from the last STATE.
- * A piece shorter than LIMITS.window.minSplitMs is never split: it is tried again instead, or fails.
+ * A piece with no whole second inside it is never split (windows end on whole seconds, see
+ * core/time.ts wholeSecond): it is tried again instead, or fails.
  */
 export function decide(
   setback: Setback,
@@ -106,6 +127,7 @@ export function decide(
   stallBudgetMs: number = LIMITS.window.stallMs
 ): Decision {
   if (piece.reused && setback.kind !== 'cut-off') return {action: 'anew'};
+  if (setback.kind === 'unusable') return {action: 'fail', why: describeSetback(setback)};
   budget.setbacks++;
   if (budget.stalledMs > stallBudgetMs) {
     return {
@@ -119,16 +141,16 @@ export function decide(
       why: `${LIMITS.window.setbacks} setbacks in one window, the last: ${describeSetback(setback)}`,
     };
   }
-  const splittable = spanOf(piece.window) >= LIMITS.window.minSplitMs;
+  const canSplit = splittable(piece.window);
   switch (setback.kind) {
     case 'failed':
       piece.failedInRow++;
-      return piece.failedInRow >= (piece.halfOfFailed ? 1 : LIMITS.window.failedBeforeSplit) && splittable
+      return piece.failedInRow >= (piece.halfOfFailed ? 1 : LIMITS.window.failedBeforeSplit) && canSplit
         ? {action: 'split'}
         : {action: 'recreate'};
     case 'timeout':
       budget.timeouts++;
-      if (budget.timeouts > LIMITS.window.timeouts || !splittable) {
+      if (budget.timeouts > LIMITS.window.timeouts || !canSplit) {
         return {action: 'fail', why: describeSetback(setback)};
       }
       return {action: 'split'};
@@ -137,7 +159,7 @@ export function decide(
       return {action: 'recreate'};
     case 'cut-off':
       piece.cutOffsInRow++;
-      return piece.cutOffsInRow >= LIMITS.window.cutOffsBeforeSplit && splittable
+      return piece.cutOffsInRow >= LIMITS.window.cutOffsBeforeSplit && canSplit
         ? {action: 'split'}
         : {action: 'redownload'};
   }

@@ -1,3 +1,4 @@
+import {LIMITS} from '../../core/limits';
 import {TimeWindow} from '../../core/time';
 import {StreamRef, SyncOutput} from '../output-port';
 import {HeartbeatStream} from './heartbeat';
@@ -16,6 +17,18 @@ export interface RecordedExport {
   fingerprint: string;
 }
 
+/**
+ * Rows past a quest's cursor that a failed read of it emitted and a STATE of its stream committed
+ * (another quest's STATE, in a stream of several quests): a later read skips them.
+ */
+export interface EmittedRows {
+  /** The end of the window they lie in: once the cursor reaches it, they lie behind it. */
+  until: number;
+  /** Their identities, one per row: Response IDs, or whole rows (resume.ts) when `wholeRows`. */
+  keys: string[];
+  wholeRows: boolean;
+}
+
 /** What a STATE says of one quest. */
 export interface QuestProgress {
   /** Every response created up to here (inclusive) has been emitted. */
@@ -23,6 +36,14 @@ export interface QuestProgress {
   density?: DensityHint;
   /** Exports created past the cursor and not yet read whole, in window order. */
   exports: RecordedExport[];
+  emitted?: EmittedRows;
+}
+
+/** About the bytes a list of keys takes in a STATE's JSON (quotes and a comma each). */
+function keyBytes(keys: readonly string[]): number {
+  let bytes = 0;
+  for (const key of keys) bytes += Buffer.byteLength(key) + 3;
+  return bytes;
 }
 
 /** Turns the progress of a stream's quests into its stream state (the layout decides the shape). */
@@ -35,6 +56,10 @@ export type StateCodec = (quests: ReadonlyMap<string, QuestProgress>) => object;
  *   one at a time (`reading`): a STATE at a window's end commits that window's rows and no other's;
  * - a STATE within a window (an export was created, a density learned) is written only while the
  *   stream has no record since the last STATE; otherwise what it carries goes out with the next one.
+ * - a quest whose read fails after rows of its window were emitted leaves them uncommitted, and the
+ *   next STATE (of another quest of the stream) would commit them: that STATE lists them
+ *   (QuestProgress.emitted), so the next sync skips exactly them; when they are too many to list,
+ *   the stream writes no more STATEs in this sync (`held`), and what follows comes again.
  * A STATE is taken whole at the moment it is asked for (progress and count together, before
  * anything is awaited), so its count is exactly the stream's records written since the previous STATE.
  */
@@ -42,6 +67,7 @@ export class StreamCheckpoints implements HeartbeatStream {
   private readonly quests = new Map<string, QuestProgress>();
   private sinceState = 0;
   private reader: Promise<void> = Promise.resolve();
+  private held = false;
 
   constructor(
     private readonly output: SyncOutput,
@@ -65,8 +91,9 @@ export class StreamCheckpoints implements HeartbeatStream {
     this.sinceState += records;
   }
 
-  /** Writes a STATE now; resolves once it is out. */
+  /** Writes a STATE now (unless the stream is held, see the class comment); resolves once it is out. */
   commit(): Promise<void> {
+    if (this.held) return Promise.resolve();
     const count = this.sinceState;
     this.sinceState = 0;
     return this.output.state(this.stream, this.codec(this.quests), count);
@@ -79,12 +106,18 @@ export class StreamCheckpoints implements HeartbeatStream {
 
   /**
    * A heartbeat during a long wait (heartbeat.ts): the STATE again, only if no record came since the
-   * last one (the rule above), so that it commits nothing a later attempt would send again.
+   * last one (the rule above) and the stream is not held, so that it commits nothing a later attempt
+   * would send again.
    */
   async repeatState(): Promise<boolean> {
-    if (!this.clean) return false;
+    if (!this.clean || this.held) return false;
     await this.commit();
     return true;
+  }
+
+  /** No STATE more in this sync: one would commit rows that the next sync sends again. */
+  hold(): void {
+    this.held = true;
   }
 
   /** Waits for the stream's window reader turn; the returned function ends it. */
@@ -123,6 +156,31 @@ export class QuestCheckpoints {
   /** No record of the stream is waiting for a STATE. */
   get clean(): boolean {
     return this.owner.clean;
+  }
+
+  /** Rows past the cursor that an earlier read emitted and a STATE committed: this read skips them. */
+  get emitted(): EmittedRows | undefined {
+    return this.progress.emitted;
+  }
+
+  /**
+   * The quest's read failed in `window` while it held the stream's turn, after emitting rows no
+   * STATE has committed: every record the stream's next STATE would commit is one of `keys` (the
+   * identities the window emitted, see resume.ts; undefined: more than it could list). The progress
+   * lists them, with those listed already, so that a read resumed from that STATE skips them.
+   * Returns false when they exceed LIMITS.state.emittedKeyBytes: the stream is then held (no more
+   * STATEs in this sync).
+   */
+  failedWithRows(window: TimeWindow, keys: readonly string[] | undefined, wholeRows: boolean): boolean {
+    if (this.owner.clean) return true;
+    const earlier = this.progress.emitted?.wholeRows === wholeRows ? this.progress.emitted : undefined;
+    const all = [...(earlier?.keys ?? []), ...(keys ?? [])];
+    if (keys === undefined || keyBytes(all) > LIMITS.state.emittedKeyBytes) {
+      this.owner.hold();
+      return false;
+    }
+    this.progress.emitted = {until: Math.max(window.until, earlier?.until ?? 0), keys: all, wholeRows};
+    return true;
   }
 
   /** Waits for the stream's turn to read a window; the returned function ends it (see StreamCheckpoints). */
@@ -185,6 +243,7 @@ export class QuestCheckpoints {
     if (through === undefined) return Promise.resolve();
     this.progress.cursor = Math.max(this.progress.cursor, through);
     this.progress.exports = this.progress.exports.filter((e) => e.window.since >= this.progress.cursor);
+    if (this.progress.emitted && this.progress.emitted.until <= this.progress.cursor) delete this.progress.emitted;
     this.densityLearned(density);
     return this.owner.commit();
   }

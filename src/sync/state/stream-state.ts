@@ -3,7 +3,7 @@ import {createHash} from 'crypto';
 import {ExportSettings} from '../../api/client';
 import {connectorError} from '../../core/errors';
 import {formatUtcTimestamp, parseUtcTimestamp} from '../../core/time';
-import {DensityHint, QuestProgress, RecordedExport} from './checkpoints';
+import {DensityHint, EmittedRows, QuestProgress, RecordedExport} from './checkpoints';
 
 /**
  * A quest stream's state: every response created up to `cursor` (inclusive) has been emitted. It
@@ -17,6 +17,15 @@ export interface QuestState {
   density?: DensityHint;
   /** Exports created past the cursor and not yet read whole: a later attempt re-uses them while they last. */
   exports?: ExportState[];
+  /** Rows past the cursor emitted already (see EmittedRows): a later read skips them. */
+  emitted?: EmittedState;
+}
+
+interface EmittedState {
+  until: string;
+  /** Response IDs, or whole rows when `whole_rows`. */
+  keys: string[];
+  whole_rows?: boolean;
 }
 
 interface ExportState {
@@ -28,7 +37,7 @@ interface ExportState {
 
 /** A quest's progress as its state says it; `cursorField` is the records' field the cursor stands for. */
 export function questState(progress: QuestProgress, cursorField: string): QuestState {
-  const {cursor, density, exports} = progress;
+  const {cursor, density, exports, emitted} = progress;
   return {
     cursor: formatUtcTimestamp(cursor),
     cursor_field: [cursorField],
@@ -43,6 +52,15 @@ export function questState(progress: QuestProgress, cursorField: string): QuestS
           })),
         }
       : {}),
+    ...(emitted
+      ? {
+          emitted: {
+            until: formatUtcTimestamp(emitted.until),
+            keys: emitted.keys,
+            ...(emitted.wholeRows ? {whole_rows: true} : {}),
+          },
+        }
+      : {}),
   };
 }
 
@@ -53,6 +71,18 @@ export function questState(progress: QuestProgress, cursorField: string): QuestS
 export function exportFingerprint(apiUrl: string, settings: ExportSettings): string {
   return createHash('sha256')
     .update(JSON.stringify([apiUrl, settings]))
+    .digest('base64url')
+    .slice(0, 16);
+}
+
+/**
+ * What a recorded export's `settings` holds: the settings digest (exportFingerprint) bound to the
+ * quest and the export id, so that an export is re-used only by the quest it was made for (a state
+ * edited by hand that gives one quest another's export id re-uses nothing).
+ */
+export function exportSeal(settingsDigest: string, questId: string, exportId: string): string {
+  return createHash('sha256')
+    .update(JSON.stringify([settingsDigest, questId, exportId]))
     .digest('base64url')
     .slice(0, 16);
 }
@@ -155,4 +185,19 @@ export function recordedExportsOf(streamState: unknown): RecordedExport[] {
     found.push({exportId: item.export_id, window: {since, until}, fingerprint: item.settings});
   }
   return found.sort((a, b) => a.window.since - b.window.since);
+}
+
+/**
+ * The rows past a quest's cursor its state lists as emitted, if it lists them soundly. Unlike a
+ * recorded export, this list is a must: rows a STATE committed would otherwise come twice.
+ */
+export function emittedOf(streamState: unknown, stream: string): EmittedRows | undefined {
+  const emitted = (streamState as {emitted?: Partial<EmittedState>} | undefined)?.emitted;
+  if (emitted === undefined) return undefined;
+  const until = typeof emitted?.until === 'string' ? parseUtcTimestamp(emitted.until) : undefined;
+  const keys = emitted?.keys;
+  if (until === undefined || !Array.isArray(keys) || !keys.every((k) => typeof k === 'string')) {
+    invalidState(`the 'emitted' rows of ${stream} are not an 'until' timestamp and a list of 'keys'.`);
+  }
+  return {until, keys, wholeRows: emitted.whole_rows === true};
 }

@@ -142,8 +142,9 @@ export function columnRecords(
 /**
  * The `columns` stream: one record per configured quest and export column, in every sync (its
  * cursor is the sync's time; a state in the future reads nothing). A quest whose records this
- * read also exports gives the header its read meets (no export of its own); any other quest's header
- * comes from a small sample export, as discover takes it. A quest whose export has no header (no
+ * read also exports gives every header its read meets (no export of its own; a question added
+ * while the sync ran is listed too); any other quest's header comes from a small sample export, as
+ * discover takes it. A quest whose export has no header (no
  * responses in what was read) gives no record in this sync: the columns earlier syncs reported stay.
  */
 export const columnsStream: StreamDefinition = {
@@ -172,11 +173,17 @@ export const columnsStream: StreamDefinition = {
         const seenAt = formatUtcTimestamp(now);
         let count = 0;
         await mapLimited(config.quest_ids, config.max_concurrent_exports, async (questId) => {
-          const header = env.questsRead.has(questId)
-            ? await env.headers.header(questId)
-            : await probeWithSlot(env, questId, skipped);
-          if (!header) return;
-          const records = columnRecords(config, questId, header, seen, seenAt);
+          const headers = env.questsRead.has(questId)
+            ? await env.headers.headers(questId)
+            : [await probeWithSlot(env, questId, skipped)].filter((h): h is string[] => h !== undefined);
+          if (!headers.length) return;
+          // Every column of every header met (a question added while the sync ran); its last position.
+          const byColumn = new Map<string, ColumnRecord>();
+          for (const header of headers) {
+            for (const record of columnRecords(config, questId, header, seen, seenAt))
+              byColumn.set(record.column, record);
+          }
+          const records = [...byColumn.values()];
           count += records.length;
           await out.records(ref, records);
         });

@@ -2,7 +2,7 @@ import {SEPARATORS} from '../../core/config';
 import {LIMITS} from '../../core/limits';
 import {DAY_MS, formatUtcTimestamp, sinceForStartDate} from '../../core/time';
 import {QuestCheckpoints, QuestProgress} from '../state/checkpoints';
-import {cursorOf, densityOf, recordedExportsOf} from '../state/stream-state';
+import {cursorOf, densityOf, emittedOf, recordedExportsOf} from '../state/stream-state';
 import {QuestPlan} from '../windows/quest-plan';
 import {QuestSync} from '../windows/quest-sync';
 import {PlanContext, ReadEnv} from './stream-definition';
@@ -34,9 +34,24 @@ export function questStart(
     );
   }
   const density = incremental ? densityOf(state) : undefined;
+  const emitted = incremental ? emittedOf(state, label) : undefined;
+  // An export holds a slot from its creation until it is read or dropped: a state this connector
+  // wrote lists at most max_concurrent_exports of a quest. More (a state edited by hand) are not used.
+  const recorded = incremental ? recordedExportsOf(state) : [];
+  const most = config.max_concurrent_exports;
+  if (recorded.length > most) {
+    logger.warn(
+      `${label}: the state lists ${recorded.length} exports of earlier attempts, more than max_concurrent_exports (${most}) allows this connector to record (was the state edited?); the first ${most} are re-used where they still serve, the others are ignored.`
+    );
+  }
   return {
     from,
-    progress: {cursor, ...(density ? {density} : {}), exports: incremental ? recordedExportsOf(state) : []},
+    progress: {
+      cursor,
+      ...(density ? {density} : {}),
+      exports: recorded.slice(0, most),
+      ...(emitted && emitted.until > cursor ? {emitted} : {}),
+    },
   };
 }
 

@@ -79,6 +79,8 @@ export interface ConfiguredColumns {
   primaryKey?: string;
   /** Fields the configured schema types as date-time: their values are written as RFC 3339. */
   times: ReadonlySet<string>;
+  /** Header text -> the configured field it has (texts of one field only): names that must not move. */
+  pinned?: ReadonlyMap<string, string>;
 }
 
 function configuredColumns(configured: ConfiguredStream): ConfiguredColumns {
@@ -87,11 +89,15 @@ function configuredColumns(configured: ConfiguredStream): ConfiguredColumns {
   const titles = names.map((n) => (typeof properties[n]?.title === 'string' ? (properties[n].title as string) : n));
   const primaryKey = (configured.primary_key ?? configured.stream.source_defined_primary_key)?.[0]?.[0];
   const times = names.filter((n) => properties[n]?.format === 'date-time');
+  const pinned = new Map<string, string>();
+  titles.forEach((t, i) => pinned.set(t, pinned.has(t) ? '' : names[i]));
+  for (const [t, n] of pinned) if (!n) pinned.delete(t);
   return {
     names: new Set(names),
     titles: new Set(titles),
     times: new Set(times),
     ...(primaryKey !== undefined ? {primaryKey} : {}),
+    pinned,
   };
 }
 
@@ -105,6 +111,8 @@ export class QuestColumns implements QuestRecords {
   /** The columns of the header read last, and the names of every column seen since the sync began. */
   private columns: Column[] | undefined;
   private readonly seenNames = new Set<string>();
+  /** Configured columns the naming rule would now name otherwise, said once a sync. */
+  private readonly told = new Set<string>();
 
   constructor(
     private readonly stream: StreamRef,
@@ -118,8 +126,9 @@ export class QuestColumns implements QuestRecords {
 
   header(header: string[]): number {
     const {stream, questId} = this;
-    const {names, primaryKey} = this.configured;
-    const columns = recordColumns(header, this.columnNames);
+    const {names, primaryKey, pinned} = this.configured;
+    const columns = recordColumns(header, this.columnNames, pinned);
+    this.tellMoved(header, columns);
     const missing = columns.filter((c) => !names.has(c.name));
     if (columns.length > 0 && missing.length === columns.length) {
       throw connectorError(
@@ -151,6 +160,24 @@ export class QuestColumns implements QuestRecords {
     this.columns = columns;
     const key = responseIdColumn(columns);
     return key === undefined ? -1 : columns.findIndex((c) => c.name === key);
+  }
+
+  /**
+   * A configured column keeps its name (recordColumns' `pinned`), but when the survey gained a
+   * question whose name collides with it, a schema refresh would rename it: said, with what to do.
+   */
+  private tellMoved(header: readonly string[], columns: readonly Column[]): void {
+    const rule = recordColumns(header, this.columnNames);
+    columns.forEach((c, i) => {
+      if (c.name === rule[i].name || this.configured.pinned?.get(c.title) !== c.name || this.told.has(c.name)) return;
+      this.told.add(c.name);
+      // Plain texts that differ only in letter case or separators claim one name (column-names.ts).
+      const plain = (t: string) => t.toLowerCase().replace(/[ _-]/g, '');
+      const rival = columns.find((o) => !this.configured.names.has(o.name) && plain(o.title) === plain(c.title));
+      this.logger.warn(
+        `Stream ${this.stream.name}: column ${JSON.stringify(c.name)} (header ${JSON.stringify(c.title)}) keeps its name and its answers, but the survey now has a question whose name collides with it${rival ? ` (${JSON.stringify(rival.title)}, read as ${JSON.stringify(rival.name)})` : ''}. A refresh of the source schema would rename it to ${JSON.stringify(rule[i].name)}: after a refresh, its answers go to that new column and ${JSON.stringify(c.name)} gets no more. Until then the new question's column is not in the configured schema and Airbyte drops it; refresh when you are ready to map ${JSON.stringify(c.name)} to ${JSON.stringify(rule[i].name)} in the warehouse.`
+      );
+    });
   }
 
   shape(window: TimeWindow): RecordShape {

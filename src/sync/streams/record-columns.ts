@@ -20,11 +20,24 @@ export interface Column {
  * The record field names of a header. "warehouse": ASCII snake_case names that every destination
  * keeps as they are (the header text stays in the schema's title); "survey": the header texts, made
  * unique, as the survey shows them (destinations then rewrite them their own way).
+ *
+ * `pinned` (header text -> name, from the configured schema) keeps a name where the connection has
+ * it: a text met once in the header keeps its pinned name, and the other texts are named by the
+ * rule without those names, so a question added later never takes a configured column's name (two
+ * texts that differ in case only would otherwise both move to hashed names).
  */
-export function recordColumns(header: readonly string[], mode: ColumnNames): Column[] {
-  const names =
-    mode === 'warehouse' ? warehouseNames(header, CONNECTOR_FIELDS) : columnsFromHeader(header, CONNECTOR_FIELDS).names;
-  return header.map((title, i) => ({name: names[i], title}));
+export function recordColumns(
+  header: readonly string[],
+  mode: ColumnNames,
+  pinned: ReadonlyMap<string, string> = new Map()
+): Column[] {
+  const once = (text: string, i: number) => header.indexOf(text) === i && header.lastIndexOf(text) === i;
+  const kept = header.map((text, i) => (once(text, i) ? pinned.get(text) : undefined));
+  const rest = header.filter((_, i) => kept[i] === undefined);
+  const reserved = new Set([...CONNECTOR_FIELDS, ...kept.filter((n): n is string => n !== undefined)]);
+  const names = mode === 'warehouse' ? warehouseNames(rest, reserved) : columnsFromHeader(rest, reserved).names;
+  let next = 0;
+  return header.map((title, i) => ({name: kept[i] ?? names[next++], title}));
 }
 
 /**

@@ -63,34 +63,39 @@ export interface PlanContext {
 
 /** The headers of the quests' exports as this read meets them, for the streams that describe columns. */
 export class HeaderBoard {
-  private readonly waiting = new Map<
+  private readonly quests = new Map<
     string,
-    {promise: Promise<string[] | undefined>; settle: (h?: string[]) => void}
+    {met: string[][]; keys: Set<string>; promise: Promise<string[][]>; settle: (met: string[][]) => void}
   >();
 
   private entry(questId: string) {
-    let entry = this.waiting.get(questId);
+    let entry = this.quests.get(questId);
     if (!entry) {
-      let settle: (h?: string[]) => void = () => undefined;
-      const promise = new Promise<string[] | undefined>((resolve) => (settle = resolve));
-      entry = {promise, settle};
-      this.waiting.set(questId, entry);
+      let settle: (met: string[][]) => void = () => undefined;
+      const promise = new Promise<string[][]>((resolve) => (settle = resolve));
+      entry = {met: [], keys: new Set(), promise, settle};
+      this.quests.set(questId, entry);
     }
     return entry;
   }
 
-  /** A header of the quest's export was read (the first one counts). */
+  /** A header of the quest's export was read: kept, unless the same header came before. */
   seen(questId: string, header: string[]): void {
-    this.entry(questId).settle(header);
+    const entry = this.entry(questId);
+    const key = JSON.stringify(header);
+    if (entry.keys.has(key)) return;
+    entry.keys.add(key);
+    entry.met.push(header);
   }
 
-  /** The quest's read ended: no header will come if none came. */
+  /** The quest's read ended: the headers it met are all there will be. */
   ended(questId: string): void {
-    this.entry(questId).settle(undefined);
+    const entry = this.entry(questId);
+    entry.settle(entry.met);
   }
 
-  /** The header the quest's read meets, or undefined when it ends without one. */
-  header(questId: string): Promise<string[] | undefined> {
+  /** Every distinct header the quest's read meets, in the order met, once it has ended (none: an empty list). */
+  headers(questId: string): Promise<string[][]> {
     return this.entry(questId).promise;
   }
 }

@@ -8,6 +8,7 @@ import {CsvEncodingError, CsvReadOptions, readCsv} from '../../csv/reader';
 import {RowBatch} from '../../csv/rows';
 import {TimeWindow} from '../../core/time';
 import {isCreatedHeader} from '../../csv/header';
+import {EmittedRows} from '../state/checkpoints';
 import {CreatedTally, emptyTally, rowsInWindow} from './created-filter';
 import {DownloadProgress} from './download-progress';
 import {IdentityResume} from './resume';
@@ -80,6 +81,8 @@ export interface FileContext {
   knownTitles: ReadonlySet<string>;
   signal: AbortSignal;
   now(): number;
+  /** Rows of the quest an earlier read emitted past its cursor: skipped wherever they are met. */
+  emitted?: EmittedRows;
 }
 
 function sameRow(a: readonly string[] | undefined, b: readonly string[] | undefined): boolean {
@@ -120,10 +123,14 @@ export async function readExportFile(
           if (files.header === undefined) {
             checkHeader(ctx, file, cells);
             files.header = cells;
-            files.resume = new IdentityResume(sink.begin(cells), (reason) =>
-              ctx.logger.warn(
-                `Quest ${questId}: the identities of the rows emitted from ${where} are kept in memory, not in a temporary file: ${reason}. Memory grows with the window's rows; give the connector a writable TMPDIR.`
-              )
+            const keyIndex = sink.begin(cells);
+            files.resume = new IdentityResume(
+              keyIndex,
+              (reason) =>
+                ctx.logger.warn(
+                  `Quest ${questId}: the identities of the rows emitted from ${where} are kept in memory, not in a temporary file: ${reason}. Memory grows with the window's rows; give the connector a writable TMPDIR.`
+                ),
+              ctx.emitted?.wholeRows === keyIndex < 0 ? ctx.emitted.keys : []
             );
           } else if (!sameRow(files.header, cells)) {
             throw connectorError(

@@ -2,10 +2,11 @@ import {connectorError} from '../../core/errors';
 import {describeWindow, formatDuration} from '../../core/time';
 import {JobResult} from '../exports/export-job';
 import {ExportJobs, newPiece, Piece} from '../exports/export-jobs';
-import {decide, describeSetback, halves, reusable, Setback} from '../exports/export-policy';
+import {decide, describeSetback, halves, reusable, Setback, unusable} from '../exports/export-policy';
 import {Priority} from '../exports/export-slots';
 import {RowWriter} from '../output-port';
 import {QuestCheckpoints} from '../state/checkpoints';
+import {exportSeal} from '../state/stream-state';
 import {tallyWarnings} from './created-filter';
 import {cutWarning, readExportFile} from './file-reader';
 import {QuestPlan, QuestSyncContext} from './quest-plan';
@@ -30,12 +31,15 @@ export class QuestSync {
     parent: AbortSignal
   ) {
     const {questId} = plan;
+    const replay = reusable(checkpoints.recorded, ctx.fingerprint, questId);
+    // The others were made with other settings or for another quest: the next STATE forgets them.
+    for (const e of checkpoints.recorded) if (!replay.includes(e)) checkpoints.exportDropped(e.exportId);
     this.planner = new WindowPlanner({
       questId,
       logger: ctx.logger,
       sizing: {...ctx.sizing, exportTimeoutMs: ctx.exportTimeoutMs},
       ...(plan.density ? {density: plan.density} : {}),
-      replay: reusable(checkpoints.recorded, ctx.fingerprint),
+      replay,
       from: plan.from,
       end: plan.end,
       slots: ctx.slots.limit,
@@ -49,7 +53,11 @@ export class QuestSync {
         questId,
         timeoutMs: ctx.exportTimeoutMs,
         created: (piece, exportId) =>
-          checkpoints.exportCreated({exportId, window: piece.window, fingerprint: ctx.fingerprint}),
+          checkpoints.exportCreated({
+            exportId,
+            window: piece.window,
+            fingerprint: exportSeal(ctx.fingerprint, questId, exportId),
+          }),
         conflict: () => this.planner.oneAtATime(),
       },
       parent
@@ -108,6 +116,10 @@ export class QuestSync {
           endTurn = undefined;
         }
       }
+    } catch (err) {
+      // Before the turn ends: no other quest of the stream may write a STATE in between.
+      if (endTurn && !this.checkpoints.clean) this.failedWithRows(w);
+      throw err;
     } finally {
       endTurn?.();
       w.files.resume?.close();
@@ -119,13 +131,32 @@ export class QuestSync {
     }
   }
 
+  /**
+   * The window failed after emitting rows no STATE has committed: the stream's next STATE (another
+   * quest's) commits them, so it lists them, and the next sync skips them (see StreamCheckpoints).
+   */
+  private failedWithRows(w: PlannedWindow): void {
+    const resume = w.files.resume;
+    const keys = resume ? resume.emittedKeys() : [];
+    const where = `${this.plan.stream.name}: quest ${this.plan.questId} failed after emitting ${resume?.emitted ?? 0} rows of window ${describeWindow(w.window)} that no STATE has committed yet`;
+    if (this.checkpoints.failedWithRows(w.window, keys, resume?.wholeRows ?? false)) {
+      this.ctx.logger.info(
+        `Stream ${where}; the stream's next STATE lists their ids, so the next sync skips them and sends the rest of the window.`
+      );
+    } else {
+      this.ctx.logger.warn(
+        `Stream ${where}, too many to list in the state; the stream writes no more STATEs in this sync, so every record of the stream from its last STATE on comes again in the next sync, as after any failed sync.`
+      );
+    }
+  }
+
   /** Reads the ready file of the piece at the head of the window and tells the checkpointer, or acts on its setback. */
   private async readPiece(w: PlannedWindow, piece: Piece, result: Extract<JobResult, {kind: 'ready'}>): Promise<void> {
     const {questId, records} = this.plan;
     const {checkpoints} = this;
     const where = `window ${describeWindow(piece.window)}`;
     let writer: RowWriter | undefined;
-    const outcome = await readExportFile(
+    const reading = readExportFile(
       {
         api: this.ctx.api,
         logger: this.ctx.logger,
@@ -133,6 +164,7 @@ export class QuestSync {
         knownTitles: records.knownTitles,
         signal: this.jobs.signal,
         now: () => this.ctx.runtime.now(),
+        ...(checkpoints.emitted ? {emitted: checkpoints.emitted} : {}),
       },
       {questId, exportId: result.exportId, url: result.downloadUrl, window: piece.window, where},
       w.files,
@@ -155,6 +187,14 @@ export class QuestSync {
         estimate: (rows) => this.estimated(piece, rows, result.generationMs),
       }
     );
+    // An earlier attempt's file that cannot be read (403, a 500 for good, a broken file) is exported anew.
+    const outcome = piece.reuse
+      ? await reading.catch((err: unknown) => unusable(err, result.exportId, this.jobs.signal))
+      : await reading;
+    if (outcome.kind === 'unusable') {
+      await this.act(w, piece, outcome);
+      return;
+    }
     if (outcome.kind === 'gone') {
       await this.act(w, piece, {kind: 'gone', exportId: result.exportId, httpStatus: outcome.httpStatus});
       return;
@@ -206,7 +246,7 @@ export class QuestSync {
     if (decision.action !== 'redownload') this.checkpoints.exportDropped(setback.exportId);
     switch (decision.action) {
       case 'anew':
-        this.ctx.logger.info(
+        this.ctx.logger.warn(
           `Quest ${questId}: ${what}; the export of an earlier attempt is not re-used, its window is exported anew.`
         );
         this.replaceHead(

@@ -1,3 +1,4 @@
+import {LIMITS} from '../../core/limits';
 import {cellText, QUOTE, RowBatch, selectRows} from '../../csv/rows';
 import {EmittedKeys} from './emitted-keys';
 
@@ -10,6 +11,11 @@ import {EmittedKeys} from './emitted-keys';
  *
  * A row's identity is its Response ID when the export has that column (the stream's primary key),
  * else the whole row, counted by occurrence (two identical rows stay two rows).
+ *
+ * Rows an earlier, failed read emitted and a STATE committed (EmittedRows in the state: Response
+ * IDs, or whole rows in base64) count as emitted before every file of every window, until the
+ * cursor passes them. The window lists its own identities the same way while they fit in what a
+ * STATE may carry (LIMITS.state.emittedKeyBytes), for the STATE that follows a failure.
  */
 export interface ResumeStrategy {
   /** The rows of a batch not emitted yet in this window; they count as emitted from now on. */
@@ -26,17 +32,38 @@ export class IdentityResume implements ResumeStrategy {
   private skippedRows = 0;
   private reading = false;
   private scratch = new Uint8Array(256);
+  /** The identities emitted, as a STATE lists them, while they fit (undefined: they no longer do). */
+  private listed: string[] | undefined = [];
+  private listedBytes = 0;
+  /** Identities of rows an earlier read emitted (see the module comment), and those not met yet in this file. */
+  private readonly before: ReadonlyMap<string, number>;
+  private beforeLeft = new Map<string, number>();
 
   /**
    * @param keyIndex the Response ID cell of each row, or -1 when the export has none (the whole row
    *   is then its identity).
    * @param onMemory told once if the keys cannot be spilled to a temporary file (they are then kept in memory).
+   * @param before identities of rows an earlier read emitted, of this kind (see the module comment).
    */
   constructor(
     private readonly keyIndex: number,
-    onMemory?: (reason: string) => void
+    onMemory?: (reason: string) => void,
+    before: readonly string[] = []
   ) {
     this.keys = new EmittedKeys({onMemory});
+    const counts = new Map<string, number>();
+    for (const key of before) counts.set(key, (counts.get(key) ?? 0) + 1);
+    this.before = counts;
+  }
+
+  /** Identities are whole rows (the export has no Response ID column). */
+  get wholeRows(): boolean {
+    return this.keyIndex < 0;
+  }
+
+  /** The identities this window emitted, one per row, as a STATE lists them; undefined when too many to list. */
+  emittedKeys(): string[] | undefined {
+    return this.listed && [...this.listed];
   }
 
   get emitted(): number {
@@ -51,6 +78,7 @@ export class IdentityResume implements ResumeStrategy {
   startFile(): void {
     this.reading = this.keys.size > 0;
     if (this.reading) this.keys.restart();
+    this.beforeLeft = new Map(this.before);
   }
 
   fresh(batch: RowBatch): RowBatch {
@@ -75,15 +103,37 @@ export class IdentityResume implements ResumeStrategy {
         key = this.room(cells[k + width] - cells[k] + 4 * width);
         [start, end] = [0, this.rowKey(batch, k, key)];
       }
-      if (this.reading && this.keys.take(key, start, end)) {
+      const text = this.listed || this.before.size ? this.text(key, start, end) : '';
+      if ((this.reading && this.keys.take(key, start, end)) || this.takeBefore(text)) {
         this.skippedRows++;
         keep ??= new Uint8Array(rows).fill(1);
         keep[r] = 0;
         continue;
       }
       this.keys.add(key, start, end);
+      this.list(text);
     }
     return keep ? selectRows(batch, keep) : batch;
+  }
+
+  /** An identity as a STATE lists it: a Response ID as its text, a whole row's key in base64. */
+  private text(key: Uint8Array, start: number, end: number): string {
+    return Buffer.from(key.buffer, key.byteOffset + start, end - start).toString(this.wholeRows ? 'base64' : 'utf8');
+  }
+
+  /** Whether the row is one an earlier read emitted and this file has not met yet; meets it. */
+  private takeBefore(text: string): boolean {
+    const left = this.beforeLeft.get(text);
+    if (!left) return false;
+    this.beforeLeft.set(text, left - 1);
+    return true;
+  }
+
+  private list(text: string): void {
+    if (!this.listed) return;
+    this.listedBytes += Buffer.byteLength(text) + 3;
+    if (this.listedBytes > LIMITS.state.emittedKeyBytes) this.listed = undefined;
+    else this.listed.push(text);
   }
 
   /** The window is done with: its spill files go. */

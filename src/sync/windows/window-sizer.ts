@@ -1,5 +1,5 @@
 import {LIMITS} from '../../core/limits';
-import {DAY_MS, formatDuration, spanOf, TimeWindow} from '../../core/time';
+import {DAY_MS, formatDuration, spanOf, TimeWindow, wholeSecond, windowEnd} from '../../core/time';
 import {DensityHint} from '../state/checkpoints';
 import {plural} from '../../core/quantities';
 
@@ -142,8 +142,8 @@ export class WindowSizer {
       span = this.options.maxSpanMs;
       reason += `; capped at window_days (${formatDuration(this.options.maxSpanMs)})`;
     }
-    span = Math.max(1, Math.floor(span));
-    // The rest, when what would be left after this window is a sliver of it.
+    // On a whole second (core/time.ts wholeSecond); the rest, when what would be left after this window is a sliver of it.
+    span = Math.min(remaining, windowEnd(from, from + span) - from);
     const cap = this.options.maxSpanMs ?? Infinity;
     if (remaining <= cap && (span >= remaining || remaining - span < span / 4)) span = remaining;
     this.lastSpan = span;
@@ -182,7 +182,7 @@ export class WindowSizer {
     const pieces: TimeWindow[] = [];
     let since = window.since;
     for (let i = 1; i <= count; i++) {
-      const until = i === count ? window.until : window.since + Math.floor((spanOf(window) * i) / count);
+      const until = i === count ? window.until : wholeSecond(window.since + (spanOf(window) * i) / count);
       if (until > since) pieces.push({since, until});
       since = until;
     }
