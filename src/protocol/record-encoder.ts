@@ -1,6 +1,6 @@
 import {writeRfc3339} from '../core/time-text';
-import {QUOTE, RowBatch} from '../csv/rows';
-import {RecordShape, unreadableTime} from '../sync/output-port';
+import {CellCut, QUOTE, RowBatch} from '../csv/rows';
+import {RecordShape, truncatedCell, unreadableTime} from '../sync/output-port';
 
 const BACKSLASH = 92;
 const HEX = Buffer.from('0123456789abcdef');
@@ -97,8 +97,10 @@ export class RecordEncoder {
   private readonly close: Buffer[];
   private readonly nullClose: Buffer[];
   private readonly emptyClose: Buffer[];
-  /** Per cell written: its entry of meta.changes when it is nulled (a time that is not one). */
+  /** Per cell written: its entry of meta.changes when it is nulled (a time that is not one), or cut to a bound. */
   private readonly nulled: Buffer[];
+  private readonly cutByCell: Buffer[];
+  private readonly cutByRow: Buffer[];
   /** The cells of the row being written that changed. */
   private readonly changed: Int32Array;
   private readonly fixedBytes: number;
@@ -115,6 +117,7 @@ export class RecordEncoder {
     const names: string[] = [];
     let literal = ',"data":{';
     const key = (name: string, first: boolean): string => `${first ? '' : ','}${JSON.stringify(name)}:`;
+    // A cell inside an object is named by its path in meta.changes: `answers.Q1`.
     const cell = (index: number, kind: number, name: string): void => {
       literals.push(literal);
       cells.push(index);
@@ -133,7 +136,7 @@ export class RecordEncoder {
         literal += '{';
         field.keys.forEach((name, i) => {
           literal += key(name, i === 0);
-          cell(i, CELL, name);
+          cell(i, CELL, `${field.name}.${name}`);
         });
         literal += '}';
       }
@@ -148,17 +151,22 @@ export class RecordEncoder {
     this.nullClose = after.map((l) => Buffer.from(`null${l}`));
     this.emptyClose = after.map((l) => Buffer.from(`""${l}`));
     this.nulled = names.map((name) => Buffer.from(JSON.stringify(unreadableTime(name))));
+    this.cutByCell = names.map((name) => Buffer.from(JSON.stringify(truncatedCell(name, false))));
+    this.cutByRow = names.map((name) => Buffer.from(JSON.stringify(truncatedCell(name, true))));
     const uses = new Map<number, number>();
     for (const index of cells) uses.set(index, (uses.get(index) ?? 0) + 1);
     this.repeats = Math.max(1, ...uses.values());
-    const changes = kinds.reduce((sum, kind, j) => sum + (kind === TIME ? this.nulled[j].length + 1 : 0), 0);
+    // At most two changes a cell written: cut (by a row's bound: the longer entry), and nulled.
+    const changes = names.reduce((sum, _, j) => sum + this.nulled[j].length + this.cutByRow[j].length + 2, 0);
     // The time stamp has at most 16 digits until the year 2286; a cell's opening quote is 1 byte.
     this.fixedBytes =
       Buffer.byteLength(this.prefix) +
       16 +
       Buffer.byteLength(this.lead) +
       after.reduce((sum, _, j) => sum + Math.max(this.close[j].length + 1, this.nullClose[j].length), 0) +
-      (changes ? META_OPEN.length + changes + META_CLOSE.length : END.length);
+      META_OPEN.length +
+      changes +
+      META_CLOSE.length;
   }
 
   /** The start of every line of a batch: up to the first cell, with the batch's time stamp. */
@@ -181,6 +189,9 @@ export class RecordEncoder {
     const refs = this.cells;
     const {kinds, close, nullClose, emptyClose, changed, repeats} = this;
     const stride = width + 1;
+    const cuts = batch.cuts;
+    let nextCut = 0;
+    if (cuts) while (nextCut < cuts.length && cuts[nextCut].row < from) nextCut++;
     let o = at;
     let r = from;
     for (; r < rows; r++) {
@@ -188,6 +199,8 @@ export class RecordEncoder {
       if (o + this.fixedBytes + 6 * repeats * (cells[k + width] - cells[k]) > buf.length) break;
       o = copy(head, buf, o);
       let changes = 0;
+      let cutsOfRow = 0;
+      if (cuts) while (nextCut + cutsOfRow < cuts.length && cuts[nextCut + cutsOfRow].row === r) cutsOfRow++;
       for (let j = 0; j < refs.length; j++) {
         if (refs[j] >= width) {
           // A field of a cell the file's rows do not have.
@@ -235,15 +248,25 @@ export class RecordEncoder {
         }
         o = copy(close[j], buf, o);
       }
-      if (changes === 0) {
+      if (changes === 0 && cutsOfRow === 0) {
         o = copy(END, buf, o);
         continue;
       }
       o = copy(META_OPEN, buf, o);
+      let entries = 0;
       for (let n = 0; n < changes; n++) {
-        if (n > 0) buf[o++] = 44; // ,
+        if (entries++ > 0) buf[o++] = 44; // ,
         o = copy(this.nulled[changed[n]], buf, o);
       }
+      for (let c = nextCut; c < nextCut + cutsOfRow; c++) {
+        const cut = (cuts as CellCut[])[c];
+        for (let j = 0; j < refs.length; j++) {
+          if (refs[j] !== cut.cell) continue;
+          if (entries++ > 0) buf[o++] = 44;
+          o = copy(cut.byRow ? this.cutByRow[j] : this.cutByCell[j], buf, o);
+        }
+      }
+      nextCut += cutsOfRow;
       o = copy(META_CLOSE, buf, o);
     }
     return {next: r, end: o};
