@@ -5,6 +5,9 @@
 // renames, it finds no lib/ but a build folder of a live process, and says a build is under way. A
 // failed compile leaves lib/ as it was. Run from the project root (npm does); plain JavaScript, since
 // it runs before anything is compiled.
+// `--tests` (npm test) compiles the tests in the same tsc run, so that they are type-checked without a
+// second compiler run over src/ (half of the suite's time on 2 cores went to the two runs); lib/ gets
+// no compiled test.
 'use strict';
 
 const {spawnSync} = require('child_process');
@@ -54,12 +57,14 @@ function swapIn(next) {
 }
 
 function main() {
+  const withTests = process.argv.includes('--tests');
   removeLeftovers();
   const next = path.join(root, `lib.build-${process.pid}`);
   fs.rmSync(next, {recursive: true, force: true});
   fs.mkdirSync(next);
   const tsc = require.resolve('typescript/bin/tsc', {paths: [root]});
-  const result = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.json', '--outDir', next], {stdio: 'inherit'});
+  const project = withTests ? ['-p', 'tsconfig.test.json', '--noEmit', 'false'] : ['-p', 'tsconfig.json'];
+  const result = spawnSync(process.execPath, [tsc, ...project, '--outDir', next], {stdio: 'inherit'});
   if (result.status !== 0) {
     fs.rmSync(next, {recursive: true, force: true});
     const why = result.error ? result.error.message : `tsc exited with ${result.status ?? result.signal}`;
@@ -67,6 +72,7 @@ function main() {
     process.stderr.write(`The build failed (${why}).${kept}\n`);
     process.exit(result.status || 1);
   }
+  if (withTests) fs.rmSync(path.join(next, 'test'), {recursive: true, force: true});
   swapIn(next);
 }
 

@@ -21,8 +21,8 @@ export interface ReadTime {
 
 /** A time as read, and how it was written. */
 interface Parsed extends ReadTime {
-  /** The date and time separator as written (`T`, `t` or a space). */
-  sep: string;
+  /** The date and time separator as written (`T`, `t` or a space), its byte. */
+  sep: number;
   seconds: boolean;
   /** Where the fractional digits begin. */
   fraction: number;
@@ -46,7 +46,32 @@ function daysIn(year: number, month: number): number {
     : 30 + ((month + (month >> 3)) & 1);
 }
 
-/** The time b[s, e) as written in UTF-8 (or any ASCII-compatible bytes), or undefined when it is not one. */
+/** Days since 1970-01-01 of a civil date (Howard Hinnant's days_from_civil): integer arithmetic, no Date. */
+function daysFromCivil(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yoe = y - era * 400;
+  const doy = Math.floor((153 * (month + (month > 2 ? -3 : 9)) + 2) / 5) + day - 1;
+  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
+  return era * 146097 + doe - 719468;
+}
+
+/** Filled by parse: a row's time costs no object. */
+const parsed: Parsed = {
+  ms: 0,
+  beyondMs: false,
+  zone: 'none',
+  digits: 0,
+  sep: 84,
+  seconds: false,
+  fraction: 0,
+  zoneShape: '',
+};
+
+/**
+ * The time b[s, e) as written in UTF-8 (or any ASCII-compatible bytes), in `parsed` (valid until
+ * the next call), or undefined when it is not one.
+ */
 function parse(b: Uint8Array, start: number, end: number): Parsed | undefined {
   let s = start;
   let e = end;
@@ -112,23 +137,35 @@ function parse(b: Uint8Array, start: number, end: number): Parsed | undefined {
     else if (d !== 0) beyondMs = true;
   }
   for (let i = digits; i < 3; i++) milli *= 10;
-  const ms = Date.UTC(year, month - 1, day, hour, minute, second, milli) - offsetMinutes * 60_000;
-  return {ms, beyondMs, zone, digits, sep: String.fromCharCode(sepByte), seconds, fraction, zoneShape};
+  const t = parsed;
+  t.ms =
+    daysFromCivil(year, month, day) * 86_400_000 + ((hour * 60 + minute - offsetMinutes) * 60 + second) * 1000 + milli;
+  t.beyondMs = beyondMs;
+  t.zone = zone;
+  t.digits = digits;
+  t.sep = sepByte;
+  t.seconds = seconds;
+  t.fraction = fraction;
+  t.zoneShape = zoneShape;
+  return t;
 }
 
-/** The time b[s, e), or undefined when it is not one (see ReadTime for the grammar). */
-export function readTimeBytes(b: Uint8Array, s: number, e: number): ReadTime | undefined {
-  const t = parse(b, s, e);
-  return t && {ms: t.ms, beyondMs: t.beyondMs, zone: t.zone, digits: t.digits};
+/**
+ * The time b[s, e), or undefined when it is not one (see ReadTime for the grammar). The object is
+ * the reader's own, valid until its next call: a row's time costs no allocation.
+ */
+export function readTimeBytes(b: Uint8Array, s: number, e: number): Readonly<ReadTime> | undefined {
+  return parse(b, s, e);
 }
 
 export function readTime(text: string): ReadTime | undefined {
   const b = Buffer.from(text, 'utf8');
-  return readTimeBytes(b, 0, b.length);
+  const t = parse(b, 0, b.length);
+  return t && {ms: t.ms, beyondMs: t.beyondMs, zone: t.zone, digits: t.digits};
 }
 
 /** The most bytes writeRfc3339 writes for a time of `length` bytes. */
-export function rfc3339Bytes(length: number): number {
+function rfc3339Bytes(length: number): number {
   return length + 4;
 }
 
@@ -145,6 +182,18 @@ function put2(out: Uint8Array, o: number, v: number): void {
 export function writeRfc3339(b: Uint8Array, s: number, e: number, out: Uint8Array, o: number): number {
   const t = parse(b, s, e);
   if (!t) return -1;
+  if (
+    t.zone !== 'offset' &&
+    t.seconds &&
+    t.sep === 84 &&
+    b[e - 1] === 90 &&
+    b[s] !== SPACE &&
+    (t.digits === 0 || b[t.fraction - 1] === 46)
+  ) {
+    // Written as RFC 3339 in UTC already (the service's own form): copied as it is (a loop: a view costs more).
+    for (let i = s; i < e; i++) out[o++] = b[i];
+    return o;
+  }
   // The civil date of the day (Howard Hinnant's days_from_civil, inverted): no Date per row.
   const secs = Math.floor(t.ms / 1000);
   const days = Math.floor(secs / 86400);
@@ -195,7 +244,7 @@ export function timeShape(text: string): string {
   const b = Buffer.from(text, 'utf8');
   const t = parse(b, 0, b.length);
   if (!t) return outline(text);
-  return `yyyy-MM-dd${t.sep}HH:mm${t.seconds ? ':ss' : ''}${t.digits ? `.${'f'.repeat(t.digits)}` : ''}${t.zoneShape}`;
+  return `yyyy-MM-dd${String.fromCharCode(t.sep)}HH:mm${t.seconds ? ':ss' : ''}${t.digits ? `.${'f'.repeat(t.digits)}` : ''}${t.zoneShape}`;
 }
 
 /** The outline of a text: its punctuation kept, digits as 9 and letters as a, at most 40 characters. */

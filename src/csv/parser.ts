@@ -1,5 +1,5 @@
 import {LIMITS} from '../core/limits';
-import {QUOTE, RowBatch, rowText, spareBuffer} from './rows';
+import {CellCut, QUOTE, RowBatch, rowText, spareBuffer} from './rows';
 
 const LF = 10;
 const CR = 13;
@@ -89,6 +89,11 @@ export class CsvScanner {
   private cellUnits = 0;
   private rowCountedK = 0;
   private rowUnits = 0;
+  /** Cells cut to a bound and not taken yet: their cell entry (k), kept and counted characters. */
+  private cuts: {k: number; kept: number; chars: number; byRow: boolean}[] = [];
+  /** The cell being read was cut (its entry), and its rest is being dropped as it arrives. */
+  private cutK = -1;
+  private skipping = false;
   private readonly sep: number;
   private readonly maxCell: number;
   private readonly maxRow: number;
@@ -144,6 +149,7 @@ export class CsvScanner {
     if (this.mode === Mode.Quoted) {
       throw new CsvFormatError('Quote not closed: a quoted cell runs to the end of the file', this.line, 'open-quote');
     }
+    this.skipping = false;
     if (this.len > this.rowStart) {
       if (this.k === this.rowK) this.cell(this.len);
       this.checkSize(this.len, this.mode === Mode.AfterQuote ? this.len - 1 : this.len);
@@ -164,6 +170,20 @@ export class CsvScanner {
       rows: this.doneRows,
       width: this.width,
     };
+    if (this.cuts.length) {
+      const stride = this.width + 1;
+      const done = this.doneK;
+      const taken: CellCut[] = [];
+      const open: typeof this.cuts = [];
+      for (const c of this.cuts) {
+        if (c.k >= done) open.push({...c, k: c.k - done});
+        else
+          taken.push({row: Math.floor(c.k / stride), cell: c.k % stride, kept: c.kept, chars: c.chars, byRow: c.byRow});
+      }
+      this.cuts = open;
+      if (taken.length) batch.cuts = taken;
+    }
+    if (this.cutK >= 0) this.cutK -= this.doneK;
     // What follows the batch (a row begun) starts the next buffer.
     const rest = this.len - cut;
     const buf = new Uint8Array(spareBuffer(Math.max(INITIAL_BYTES, rest * 2 + 1)));
@@ -189,7 +209,7 @@ export class CsvScanner {
 
   private scan(): void {
     const b = this.buf;
-    const n = this.len;
+    let n = this.len;
     const {sep, stops, maxCell, maxRow} = this;
     b[n] = LF;
     let pos = this.pos;
@@ -204,6 +224,14 @@ export class CsvScanner {
         this.lineEnds.crlf++;
       }
       if (pos === n) this.terminated = true;
+    }
+    if (this.skipping) {
+      pos = this.skip(pos);
+      n = this.len;
+      if (this.skipping) {
+        this.pos = pos;
+        return;
+      }
     }
     // The hot state lives in locals; the methods for row ends and the rare cases take it from fields.
     let mode = this.mode;
@@ -240,7 +268,8 @@ export class CsvScanner {
         }
         if (pos - cellStart > maxCell || pos - rowStart > maxRow) {
           this.k = k;
-          this.checkSize(pos, pos);
+          pos = this.checkSize(pos, pos);
+          n = this.len;
         }
       } else {
         if (mode === Mode.Quoted) {
@@ -270,7 +299,8 @@ export class CsvScanner {
         this.cellLines = 0;
         if (pos - cellStart > maxCell || pos - rowStart > maxRow) {
           this.k = k;
-          this.checkSize(pos, pos - 1);
+          pos = this.checkSize(pos, pos - 1);
+          n = this.len;
         }
       }
       mode = Mode.CellStart;
@@ -289,10 +319,11 @@ export class CsvScanner {
     this.pos = pos;
     this.mode = mode;
     this.k = k;
-    // The cell and row being read, as far as they go: over a bound is an error now, not when they end.
-    // (After a quote that may close the cell or begin a doubled one, the quote is counted later.)
+    // The cell and row being read, as far as they go: over a bound they are cut now, not when they end,
+    // and the rest of the cell is dropped as it arrives. (After a quote that may close the cell or
+    // begin a doubled one, the quote is kept for the next chunk to tell.)
     if (this.len > this.rowStart && this.k > this.rowK) {
-      this.checkSize(this.len, mode === Mode.AfterQuote ? this.len - 1 : this.len);
+      this.pos = this.checkSize(this.len, mode === Mode.AfterQuote ? this.len - 1 : this.len, true);
     }
   }
 
@@ -354,18 +385,24 @@ export class CsvScanner {
     this.rowCountedK = this.rowK;
     this.rowUnits = 0;
     this.countedK = -1;
+    this.cutK = -1;
   }
 
   /**
-   * Throws when the cell being read (begun at the last cell start, read up to `end`, its text up to
-   * `textEnd`) or its row is over a bound. Bytes are never fewer than UTF-16 units, so only a cell or row whose bytes exceed
-   * a bound is counted exactly: its characters (a quoted cell's quotes as the text has them), each
-   * byte once however many chunks it takes to arrive.
+   * Cuts the cell being read (begun at the last cell start, read up to `end`, its text up to
+   * `textEnd`) when it or its row is over a bound; returns where `end` is then. Bytes are never
+   * fewer than UTF-16 units, so only a cell or row whose bytes exceed a bound is counted exactly:
+   * its characters (a quoted cell's quotes as the text has them), each byte once however many
+   * chunks it takes to arrive. A cut keeps what the bound allows, whole characters, and a quoted
+   * cell keeps its closing quote; the cut is recorded for the batch (RowBatch.cuts). `partial`: the
+   * cell goes on in the next chunks, whose bytes of it are dropped (skip). The header is never cut:
+   * a header over a bound is an error.
    */
-  private checkSize(end: number, textEnd: number): void {
+  private checkSize(end: number, textEnd: number, partial = false): number {
     const cellK = this.k - 1;
+    if (cellK === this.cutK) return end;
     const cellStart = this.cells[cellK];
-    if (end - cellStart <= this.maxCell && end - this.rowStart <= this.maxRow) return;
+    if (end - cellStart <= this.maxCell && end - this.rowStart <= this.maxRow) return end;
     const quoted = this.buf[cellStart] === QUOTE;
     if (this.countedK !== cellK) {
       this.countedK = cellK;
@@ -381,38 +418,134 @@ export class CsvScanner {
       const q = this.buf[start] === QUOTE;
       this.rowUnits += countUnits(this.buf, q ? start + 1 : start, q ? stop - 1 : stop, q).units + 1;
     }
-    if (this.cellUnits > this.maxCell) {
+    const rowLeft = Math.max(0, this.maxRow - this.rowUnits);
+    if (this.cellUnits <= this.maxCell && this.cellUnits <= rowLeft) return end;
+    if (this.width === -1) {
+      const cell = this.cellUnits > this.maxCell;
       throw new CsvFormatError(
-        `A cell is longer than ${this.maxCell} characters, the most one cell may hold`,
+        `A header ${cell ? 'cell' : 'row'} is longer than ${cell ? this.maxCell : this.maxRow} characters, the most one may hold`,
         this.line,
-        'cell-too-large',
-        this.maxCell
+        cell ? 'cell-too-large' : 'row-too-large',
+        cell ? this.maxCell : this.maxRow
       );
     }
-    if (this.rowUnits + this.cellUnits > this.maxRow) {
-      throw new CsvFormatError(
-        `A row is longer than ${this.maxRow} characters, the most one row may hold`,
-        this.line,
-        'row-too-large',
-        this.maxRow
-      );
+    const kept = Math.min(this.maxCell, rowLeft);
+    const from = quoted ? cellStart + 1 : cellStart;
+    const cut = countUnits(this.buf, from, textEnd, quoted, kept).end;
+    // Drop [cut, textEnd): what follows (a closing quote, the rest of the chunk) moves down.
+    const dropped = textEnd - cut;
+    this.buf.copyWithin(cut, textEnd, this.len);
+    this.len -= dropped;
+    this.buf[this.len] = LF;
+    this.cuts.push({k: cellK, kept, chars: this.cellUnits, byRow: kept < this.maxCell});
+    this.cutK = cellK;
+    this.countedK = -1;
+    if (partial) this.skipping = true;
+    return end - dropped;
+  }
+
+  /**
+   * Drops the bytes of a cut cell as they arrive from `pos` on, until the cell ends; returns where
+   * scanning goes on (skipping stays set while the cell has not ended).
+   */
+  private skip(pos: number): number {
+    const b = this.buf;
+    const n = this.len;
+    const last = this.cuts[this.cuts.length - 1];
+    let i = pos;
+    let ended = false;
+    if (this.mode === Mode.Unquoted) {
+      while (this.stops[b[i]] === 0) i++;
+      if (i < n && b[i] === QUOTE) {
+        throw new CsvFormatError('Unexpected quote inside an unquoted cell', this.line + this.rowLines, 'stray-quote');
+      }
+      ended = i < n;
+      last.chars += countUnits(b, pos, i, false).units;
+    } else {
+      // A quote kept at pos - 1 (AfterQuote) closes the cell unless a quote follows it.
+      let from = pos;
+      if (this.mode === Mode.AfterQuote) {
+        if (b[pos] !== QUOTE) return this.endSkip(pos, pos);
+        from = pos - 1;
+        i = pos + 1;
+        last.chars++;
+        this.mode = Mode.Quoted;
+      }
+      for (;;) {
+        while (i < n && b[i] !== QUOTE) {
+          if (b[i] === LF) this.cellLines++;
+          if ((b[i] & 0xc0) !== 0x80) last.chars += b[i] >= 0xf0 ? 2 : 1;
+          i++;
+        }
+        if (i >= n) break;
+        if (i + 1 >= n) {
+          // A quote at the end of the input: the next chunk tells whether it closes the cell.
+          b[from] = QUOTE;
+          this.len = from + 1;
+          b[this.len] = LF;
+          this.mode = Mode.AfterQuote;
+          return this.len;
+        }
+        if (b[i + 1] !== QUOTE) {
+          b.copyWithin(from, i, n);
+          this.len = n - (i - from);
+          b[this.len] = LF;
+          this.mode = Mode.AfterQuote;
+          this.skipping = false;
+          return from + 1;
+        }
+        last.chars++;
+        i += 2;
+      }
+      this.len = from;
+      b[this.len] = LF;
+      return from;
     }
+    if (!ended) {
+      this.len = pos;
+      b[pos] = LF;
+      return pos;
+    }
+    return this.endSkip(pos, i);
+  }
+
+  /** The cut cell ended at `at` (its separator or line end): the bytes [from, at) go, scanning goes on at `from`. */
+  private endSkip(from: number, at: number): number {
+    this.buf.copyWithin(from, at, this.len);
+    this.len -= at - from;
+    this.buf[this.len] = LF;
+    this.skipping = false;
+    return from;
   }
 }
 
-/** UTF-16 units of the text in b[from, to) (in a quoted cell each doubled quote is one); and where counting stopped. */
-function countUnits(b: Uint8Array, from: number, to: number, quoted: boolean): {units: number; end: number} {
+/**
+ * UTF-16 units of the text in b[from, to) (in a quoted cell each doubled quote is one); and where
+ * counting stopped: at `to`, before a quote that may be half of a doubled one, or before the
+ * character that would take the count past `most`.
+ */
+function countUnits(
+  b: Uint8Array,
+  from: number,
+  to: number,
+  quoted: boolean,
+  most = Infinity
+): {units: number; end: number} {
   let units = 0;
   let i = from;
   for (; i < to; i++) {
     const c = b[i];
     if (quoted && c === QUOTE) {
-      if (i + 1 >= to) break;
+      if (i + 1 >= to || units + 1 > most) break;
       i++;
       units++;
       continue;
     }
-    if ((c & 0xc0) !== 0x80) units += c >= 0xf0 ? 2 : 1;
+    if ((c & 0xc0) !== 0x80) {
+      const u = c >= 0xf0 ? 2 : 1;
+      if (units + u > most) break;
+      units += u;
+    }
   }
   return {units, end: i};
 }

@@ -14,6 +14,18 @@ export interface RowBatch {
   cells: Int32Array;
   rows: number;
   width: number;
+  /** Cells of these rows cut to a bound (parser.ts), in row order; rare, so absent when there are none. */
+  cuts?: CellCut[];
+}
+
+/** A cell cut to its bound, or to what its row's bound left of it: `kept` of its `chars` characters remain. */
+export interface CellCut {
+  row: number;
+  cell: number;
+  kept: number;
+  chars: number;
+  /** Cut by the row's bound rather than the cell's. */
+  byRow: boolean;
 }
 
 export const QUOTE = 34;
@@ -56,12 +68,15 @@ export function selectRows(batch: RowBatch, keep: Uint8Array): RowBatch {
   for (let r = 0; r < batch.rows; r++) rows += keep[r];
   const cells = new Int32Array(rows * stride);
   let k = 0;
+  const at = new Int32Array(batch.rows);
   for (let r = 0; r < batch.rows; r++) {
     if (!keep[r]) continue;
+    at[r] = k / stride;
     cells.set(batch.cells.subarray(r * stride, (r + 1) * stride), k);
     k += stride;
   }
-  return {bytes: batch.bytes, cells, rows, width: batch.width};
+  const cuts = batch.cuts?.filter((cut) => keep[cut.row]).map((cut) => ({...cut, row: at[cut.row]}));
+  return {bytes: batch.bytes, cells, rows, width: batch.width, ...(cuts?.length ? {cuts} : {})};
 }
 
 /**

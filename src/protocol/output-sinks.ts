@@ -107,7 +107,7 @@ export class WorkerSink implements OutputSink {
     worker.on('exit', (code) => this.fail(new Error(`the record worker exited (code ${code})`)));
   }
 
-  /** A worker writing to `fd`, or undefined where its compiled file is missing (the sources run under ts-jest). */
+  /** A worker writing to `fd`, or undefined where its compiled file is missing (the sources run under jest, compiled per file). */
   static start(fd: number): WorkerSink | undefined {
     const file = path.join(__dirname, 'record-worker.js');
     if (!fs.existsSync(file)) return undefined;

@@ -1,7 +1,7 @@
 import {keyedHash} from '../core/keyed-hash';
 import {writeRfc3339} from '../core/time-text';
-import {cellText, decodeWtf8, QUOTE, RowBatch} from '../csv/rows';
-import {RecordField, RecordShape, unreadableTime} from '../sync/output-port';
+import {CellCut, cellText, decodeWtf8, QUOTE, RowBatch} from '../csv/rows';
+import {RecordField, RecordShape, truncatedCell, unreadableTime} from '../sync/output-port';
 
 const BACKSLASH = 92;
 const HEX = Buffer.from('0123456789abcdef');
@@ -77,6 +77,8 @@ const HASH = 3;
 /** A hashed cell: HMAC-SHA-256 in hex, 64 bytes between its quotes. */
 const HASH_BYTES = 64;
 const NULL = Buffer.from('null');
+/** The change of a long record whose answer was cut (to its row's bound: the longer entry). */
+const ANSWER_CUT = Buffer.from(JSON.stringify(truncatedCell('value', true)));
 
 /** The end of a record, and of one with changes (`meta.changes`, between the two). */
 const END = Buffer.from('}}\n');
@@ -146,6 +148,13 @@ export class RecordEncoder {
   private readonly emptyClose: Buffer[];
   /** Per cell written: its entry of meta.changes when it is nulled (a time that is not one). */
   private readonly nulled: Buffer[];
+  /** Per cell written: its entry of meta.changes when it was cut to its bound, or to its row's. */
+  private readonly cutByCell: Buffer[];
+  private readonly cutByRow: Buffer[];
+  /** The batch's cuts of the row being written: from this index of `cuts`, this many. */
+  private cuts: readonly CellCut[] = [];
+  private cutFrom = 0;
+  private cutCount = 0;
   /** The cells of the row being written that changed, and how many. */
   private readonly changed: Int32Array;
   private changes = 0;
@@ -192,7 +201,7 @@ export class RecordEncoder {
         literal += '{';
         field.cells.forEach((c, i) => {
           literal += key(c.key, i === 0);
-          cell(c.index, c.hash ? HASH : CELL, c.key);
+          cell(c.index, c.hash ? HASH : CELL, `${field.name}.${c.key}`);
         });
         literal += '}';
       }
@@ -208,11 +217,14 @@ export class RecordEncoder {
     this.nullClose = after.map((l) => Buffer.from(`null${l}`));
     this.emptyClose = after.map((l) => Buffer.from(`""${l}`));
     this.nulled = names.map((name) => Buffer.from(JSON.stringify(unreadableTime(name))));
+    this.cutByCell = names.map((name) => Buffer.from(JSON.stringify(truncatedCell(name, false))));
+    this.cutByRow = names.map((name) => Buffer.from(JSON.stringify(truncatedCell(name, true))));
     const uses = new Map<number, number>();
     for (const index of cells) uses.set(index, (uses.get(index) ?? 0) + 1);
     this.repeats = Math.max(1, ...uses.values());
-    const changes = kinds.reduce((sum, kind, j) => sum + (kind === TIME ? this.nulled[j].length + 1 : 0), 0);
-    this.endBytes = changes ? META_OPEN.length + changes + META_CLOSE.length : END.length;
+    // At most two changes a cell written: cut (by a row's bound: the longer entry), and nulled; and the answer's cut.
+    const changes = names.reduce((sum, _, j) => sum + this.nulled[j].length + this.cutByRow[j].length + 2, 0);
+    this.endBytes = META_OPEN.length + changes + ANSWER_CUT.length + 1 + META_CLOSE.length;
     // The time stamp has at most 16 digits until the year 2286; a cell's opening quote is 1 byte.
     this.fixedBytes =
       Buffer.byteLength(this.prefix) +
@@ -256,10 +268,18 @@ export class RecordEncoder {
    */
   fill(batch: RowBatch, from: number, head: Buffer, buf: Uint8Array, at: number): {next: number; end: number} {
     const stride = batch.width + 1;
+    const cuts = batch.cuts ?? [];
+    let nextCut = 0;
+    while (nextCut < cuts.length && cuts[nextCut].row < from) nextCut++;
+    this.cuts = cuts;
     let o = at;
     let r = from;
-    for (; r < batch.rows; r++) {
+    for (; r < batch.rows; r++, nextCut += this.cutCount) {
       const k = r * stride;
+      let cutsOfRow = 0;
+      while (nextCut + cutsOfRow < cuts.length && cuts[nextCut + cutsOfRow].row === r) cutsOfRow++;
+      this.cutFrom = nextCut;
+      this.cutCount = cutsOfRow;
       if (this.answer) {
         if (o + this.most(batch, r) > buf.length) break;
         o = this.answers(batch, k, head, buf, o);
@@ -319,14 +339,33 @@ export class RecordEncoder {
     return o;
   }
 
-  /** The end of a record: with the changes of the row's fields (meta.changes), if any. */
-  private end(buf: Uint8Array, at: number): number {
-    if (this.changes === 0) return copy(END, buf, at);
+  /**
+   * The end of a record: with the changes of the row's fields (meta.changes), if any: times nulled,
+   * cells cut to a bound (and for a long record, its answer cut: `answerCut`).
+   */
+  private end(buf: Uint8Array, at: number, answerCut?: CellCut): number {
+    const {cuts, cutFrom, cutCount, cells: refs} = this;
+    if (this.changes === 0 && cutCount === 0) return copy(END, buf, at);
     let o = copy(META_OPEN, buf, at);
+    let entries = 0;
     for (let n = 0; n < this.changes; n++) {
-      if (n > 0) buf[o++] = 44; // ,
+      if (entries++ > 0) buf[o++] = 44; // ,
       o = copy(this.nulled[this.changed[n]], buf, o);
     }
+    for (let c = cutFrom; c < cutFrom + cutCount; c++) {
+      const cut = cuts[c];
+      for (let j = 0; j < refs.length; j++) {
+        if (refs[j] !== cut.cell) continue;
+        if (entries++ > 0) buf[o++] = 44;
+        o = copy(cut.byRow ? this.cutByRow[j] : this.cutByCell[j], buf, o);
+      }
+    }
+    if (answerCut) {
+      if (entries++ > 0) buf[o++] = 44;
+      o = copy(answerCut.byRow ? ANSWER_CUT : Buffer.from(JSON.stringify(truncatedCell('value', false))), buf, o);
+    }
+    // Nothing to say after all (cuts of cells no field writes): no meta.
+    if (entries === 0) return copy(END, buf, at);
     return copy(META_CLOSE, buf, o);
   }
 
@@ -370,7 +409,10 @@ export class RecordEncoder {
         buf.set(bytes.subarray(number[0], number[1]), o);
         o += number[1] - number[0];
       } else o = copy(NULL, buf, o);
-      o = this.end(buf, copy(answer.tail, buf, o));
+      let cut: CellCut | undefined;
+      for (let c = this.cutFrom; c < this.cutFrom + this.cutCount; c++)
+        if (this.cuts[c].cell === index) cut = this.cuts[c];
+      o = this.end(buf, copy(answer.tail, buf, o), cut);
     }
     return o;
   }

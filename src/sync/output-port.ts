@@ -66,6 +66,11 @@ export function unreadableTime(field: string): RecordChange {
   return {field, change: 'NULLED', reason: 'SOURCE_SERIALIZATION_ERROR'};
 }
 
+/** A cell cut to the size bound of a cell, or of its row (csv/parser.ts). */
+export function truncatedCell(field: string, byRow: boolean): RecordChange {
+  return {field, change: 'TRUNCATED', reason: byRow ? 'SOURCE_RECORD_SIZE_LIMITATION' : 'SOURCE_FIELD_SIZE_LIMITATION'};
+}
+
 /**
  * How the rows of one window become records of a stream: plain data, so that the output layer can
  * execute it where it likes (on a worker thread) from the cells it is given. The stream definition

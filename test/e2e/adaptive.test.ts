@@ -93,7 +93,8 @@ describe('adaptive windows, end to end', () => {
       const options = {
         seed: 62,
         exportDurationMs: 150,
-        quests: [{id, rows: 20_000, columns: 4, firstCreatedAt: new Date(Date.now() - 360 * DAY).toISOString()}],
+        // Ten exports' worth of rows (the stop is at the third STATE): the backfill's progress is the point, not its size.
+        quests: [{id, rows: 5_000, columns: 4, firstCreatedAt: new Date(Date.now() - 360 * DAY).toISOString()}],
       };
       await withWorld(options, async (world) => {
         const {sim} = world;
@@ -101,7 +102,7 @@ describe('adaptive windows, end to end', () => {
         const {first, state, second} = await stopThenResume(world, {
           config: world.config({
             start_date: new Date(Date.now() - 365 * DAY).toISOString(),
-            target_rows_per_export: 2000,
+            target_rows_per_export: 500,
           }),
           catalog: world.file(simCatalog(sim, [id], 'incremental')),
           stopAt: (m) => m.type === 'STATE' && ++seen === 3,

@@ -131,7 +131,8 @@ const wait = setInterval(() => {
     });
   }
 
-  const build = (dir: string): Promise<Ran> => run(path.join(ROOT, 'scripts', 'build-lib.js'), [], dir);
+  const build = (dir: string, args: string[] = []): Promise<Ran> =>
+    run(path.join(ROOT, 'scripts', 'build-lib.js'), args, dir);
 
   async function started(dir: string): Promise<void> {
     while (!fs.existsSync(path.join(dir, 'started'))) await new Promise((r) => setTimeout(r, 20));
@@ -168,6 +169,25 @@ const wait = setInterval(() => {
     expect(ran.stderr).toMatch(/The build failed \(tsc exited with 2\)\. lib\/ keeps the previous build\./);
     expect((await main(dir)).stdout).toBe('old build\n');
     expect(fs.readdirSync(dir).filter((name) => name.startsWith('lib'))).toEqual(['lib']);
+  });
+
+  test('--tests (npm test): one compiler run over the tests too, and lib/ without the compiled tests', async () => {
+    const dir = project({
+      'node_modules/typescript/bin/tsc': `
+const fs = require('fs');
+const path = require('path');
+const at = process.argv.indexOf('--outDir');
+fs.appendFileSync('runs', JSON.stringify(process.argv.slice(2, at)) + '\\n');
+const out = process.argv[at + 1];
+for (const dir of ['src', 'test']) fs.mkdirSync(path.join(out, dir), {recursive: true});
+fs.writeFileSync(path.join(out, 'src', 'index.js'), ${JSON.stringify(stubBuild('tested build'))});
+fs.writeFileSync(path.join(out, 'test', 'a.test.js'), '');
+`,
+    });
+    expect((await build(dir, ['--tests'])).code).toBe(0);
+    expect(fs.readFileSync(path.join(dir, 'runs'), 'utf8')).toBe('["-p","tsconfig.test.json","--noEmit","false"]\n');
+    expect(fs.readdirSync(path.join(dir, 'lib'))).toEqual(['src']);
+    expect((await main(dir)).stdout).toBe('tested build\n');
   });
 
   test('leftovers of a killed build are cleared, so bin/main does not wait for it', async () => {

@@ -115,4 +115,18 @@ describe('Created, per row', () => {
       }
     });
   });
+
+  test.concurrent(
+    "a Created without a zone in local time (UTC+2): no row lost at the windows' ends, none twice",
+    async () => {
+      await world({created: 'no-zone'}, async (w) => {
+        const run = await read(w, 'per_quest');
+        const ids = records(run.messages)
+          .filter((r) => r.record.stream === streamOf(Q))
+          .map((r) => String(r.record.data.response_id));
+        expect({duplicates: repeated(ids), rows: new Set(ids).size}).toEqual({duplicates: [], rows: 60});
+        expect(warnings(run).filter((m) => /outside the window asked for/.test(m))).toEqual([]);
+      });
+    }
+  );
 });

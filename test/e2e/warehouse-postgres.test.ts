@@ -119,7 +119,7 @@ beforeAll(async () => {
     // A day of lookback: the second sync emits some rows again, which the destination dedups.
     simConfig(sim, {quest_ids: [...QUESTS, REPEATS], stream_layout: 'combined', lookback_days: 1, ...common})
   );
-}, 120_000);
+}, 300_000);
 afterAll(async () => {
   await Promise.all([sim?.close(), pg?.stop()]);
 });

@@ -117,7 +117,7 @@ export interface InProcessOptions {
   runtime?: Runtime;
   /** LOG_LEVEL for this run (default info). */
   logLevel?: 'trace' | 'debug' | 'info' | 'warn' | 'error';
-  /** Sends SIGTERM after this many real ms, so that a hang fails its test instead of jest (default 60 s). */
+  /** Sends SIGTERM after this many real ms, so that a hang fails its test instead of jest (default 240 s: a guard against hangs, far from what a busy machine takes). */
   killAfterMs?: number;
 }
 
@@ -160,7 +160,7 @@ export function startConnector(args: string[], options: InProcessOptions = {}): 
   const guard = setTimeout(() => {
     killed = true;
     kill('SIGTERM');
-  }, options.killAfterMs ?? 60_000);
+  }, options.killAfterMs ?? 240_000);
   const level = options.logLevel && AirbyteLogLevel[options.logLevel.toUpperCase() as keyof typeof AirbyteLogLevel];
   const startedAt = runtime.now();
   const done = mainCommand({runtime, out, host, logLevel: level})
@@ -213,7 +213,7 @@ export function startBinMain(
   const timer = setTimeout(() => {
     killed = true;
     child.kill('SIGKILL');
-  }, options.killAfterMs ?? 60_000);
+  }, options.killAfterMs ?? 240_000);
   const done = exited(child)
     .finally(() => clearTimeout(timer))
     .then(({code, signal}): LiveResult => {

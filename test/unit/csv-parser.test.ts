@@ -3,7 +3,7 @@ import {parse} from 'csv-parse/sync';
 import {LIMITS} from '../../src/core/limits';
 import {Utf8Transcoder} from '../../src/csv/decoder';
 import {CsvFormatError, CsvParserOptions, CsvScanner} from '../../src/csv/parser';
-import {RowBatch, rowStrings} from '../../src/csv/rows';
+import {CellCut, RowBatch, rowStrings} from '../../src/csv/rows';
 
 /** One file with everything that breaks naive parsers. */
 const TRICKY =
@@ -157,49 +157,102 @@ describe('CsvScanner', () => {
     }
   });
 
-  test.each([1, 3, 64])(
-    'a cell or a row over its bound is a typed error naming the bound, in chunks of %i bytes',
+  /** Rows and the cuts of their cells (row numbers counted over the whole file), pushed in chunks of `size` bytes. */
+  function scanCuts(text: string, size: number, bounds: CsvParserOptions): {rows: string[][]; cuts: CellCut[]} {
+    const scanner = new CsvScanner('|', bounds);
+    const bytes = Buffer.from(text, 'utf8');
+    const out: {rows: string[][]; cuts: CellCut[]} = {rows: [], cuts: []};
+    const take = (): void => {
+      const batch = scanner.take();
+      if (!batch) return;
+      for (const cut of batch.cuts ?? []) out.cuts.push({...cut, row: cut.row + out.rows.length});
+      out.rows.push(...rowStrings(batch));
+    };
+    for (let i = 0; i < bytes.length; i += size) {
+      scanner.push(bytes.subarray(i, i + size));
+      take();
+    }
+    scanner.end();
+    take();
+    return out;
+  }
+
+  test.each([1, 2, 3, 64])(
+    'a cell or a row over its bound is cut to it, whole characters and quotes kept, and said in the batch (chunks of %i bytes)',
     (size) => {
       const bounds = {maxCellChars: 10, maxRowChars: 16};
-      const attempt = (text: string): CsvFormatError => {
-        try {
-          parseInChunks(text, size, '|', bounds);
-        } catch (err) {
-          if (err instanceof CsvFormatError) return err;
-          throw err;
-        }
-        throw new Error('no error');
-      };
-      expect(parseInChunks('a|b\n0123456789|"0123"\n', size, '|', bounds)).toHaveLength(2);
-      for (const cell of ['0123456789x', '"0123456789x"', '"01""23456789"']) {
-        const err = attempt(`a|b\n1|2\n3|${cell}\n`);
-        expect(err).toMatchObject({problem: 'cell-too-large', limit: 10, line: 3});
-        expect(err.message).toBe('A cell is longer than 10 characters, the most one cell may hold on line 3');
+      const cut = (row: number, cell: number, kept: number, chars: number, byRow = false): CellCut => ({
+        row,
+        cell,
+        kept,
+        chars,
+        byRow,
+      });
+      expect(scanCuts('a|b\n0123456789|"0123"\n', size, bounds)).toEqual({rows: [['0123456789', '0123']], cuts: []});
+      for (const [cell, kept, chars] of [
+        ['0123456789xyz', '0123456789', 13],
+        ['"0123456789xyz"', '0123456789', 13],
+        ['"01""23456789xy"', '01"2345678', 13],
+        ['"012345678""9x"', '012345678"', 12],
+        ['"012\n3456789xyz"', '012\n345678', 14],
+        ['"é😀3456789xyz"', 'é😀3456789', 13],
+        ['é😀345678😀x', 'é😀345678', 12],
+      ] as const) {
+        expect(scanCuts(`a|b\n1|2\n3|${cell}\n4|5\n`, size, bounds)).toEqual({
+          rows: [
+            ['1', '2'],
+            ['3', kept],
+            ['4', '5'],
+          ],
+          cuts: [cut(1, 1, 10, chars)],
+        });
       }
       // The last cell of a file without a final line end counts too.
-      expect(attempt('a|b\n1|0123456789x')).toMatchObject({problem: 'cell-too-large', line: 2});
-      // 9 + 1 + 7 characters: each cell fits, the row does not.
-      const row = attempt('a|b\n012345678|0123456\n');
-      expect(row).toMatchObject({problem: 'row-too-large', limit: 16, line: 2});
-      expect(row.message).toMatch(/^A row is longer than 16 characters/);
+      expect(scanCuts('a|b\n1|0123456789x', size, bounds)).toEqual({
+        rows: [['1', '0123456789']],
+        cuts: [cut(0, 1, 10, 11)],
+      });
+      // 9 + 1 + 7 characters: each cell fits, the row does not; a cell after the row's bound is cut to nothing.
+      expect(scanCuts('a|b|c\n012345678|0123456|"xy"\n4|5|6', size, bounds)).toEqual({
+        rows: [
+          ['012345678', '012345', ''],
+          ['4', '5', '6'],
+        ],
+        cuts: [cut(0, 1, 6, 7, true), cut(0, 2, 0, 2, true)],
+      });
+      // A header over a bound is an error: no row could be read against it.
+      expect(() => scanCuts('a|0123456789x\n1|2\n', size, bounds)).toThrow(
+        expect.objectContaining({problem: 'cell-too-large', limit: 10, line: 1})
+      );
     }
   );
 
-  test('a cell that never ends stops the parser at the bound, not when memory runs out', () => {
+  test('a cell that never ends keeps memory at the bound: the rest is dropped as it arrives, and counted', () => {
     const scanner = new CsvScanner('|');
     scanner.push(Buffer.from('a|b\n1|"'));
     const megabyte = Buffer.alloc(1024 * 1024, 'x');
-    let pushed = 0;
-    expect(() => {
-      for (; pushed < 1024; pushed++) scanner.push(megabyte);
-    }).toThrow(
-      new CsvFormatError(
-        `A cell is longer than ${LIMITS.csv.maxCellChars} characters, the most one cell may hold`,
-        2,
-        'cell-too-large'
-      )
-    );
-    expect(pushed).toBe(LIMITS.csv.maxCellChars / megabyte.length);
+    const before = process.memoryUsage().arrayBuffers;
+    let most = 0;
+    for (let pushed = 0; pushed < 64; pushed++) {
+      scanner.push(megabyte);
+      most = Math.max(most, process.memoryUsage().arrayBuffers - before);
+    }
+    scanner.push(Buffer.from('"\n2|3\n'));
+    scanner.end();
+    const batch = scanner.take() as RowBatch;
+    expect({
+      rows: rowStrings(batch).map((row) => row.map((cell) => cell.length)),
+      cuts: batch.cuts,
+      // The cell kept, a chunk and the buffer's growth: far below the 64 MiB pushed.
+      withinBound: most < 5 * LIMITS.csv.maxCellChars || most,
+    }).toEqual({
+      rows: [
+        [1, LIMITS.csv.maxCellChars],
+        [1, 1],
+      ],
+      cuts: [{row: 0, cell: 1, kept: LIMITS.csv.maxCellChars, chars: 64 * 1024 * 1024, byRow: false}],
+      withinBound: true,
+    });
   });
 });
 

@@ -47,8 +47,9 @@ test('a wait of three hours with no record: the STATE repeated every 5 min, unch
     expect(s.state).toEqual(states[0].state);
     expect(s.recordCount).toBe(0);
   }
+  // The test clock runs with real time while nothing waits on it: a busy machine moves a STATE by a few ms.
   const gaps = at.slice(1).map((t, i) => t - at[i]);
-  expect(Math.min(...gaps)).toBeGreaterThanOrEqual(5 * MINUTE);
+  expect(Math.min(...gaps)).toBeGreaterThan(5 * MINUTE - 1000);
   expect(Math.max(...gaps)).toBeLessThan(5 * MINUTE + 1000);
 });
 

@@ -4,7 +4,10 @@ import {cellText, decodeWtf8, QUOTE, RowBatch, selectRows} from '../../csv/rows'
 
 /** What the Created cells of one planned window's files showed, over all its files. */
 export interface CreatedTally {
-  /** Rows not emitted: their Created lies at or before the start of their export's window, or after its end. */
+  /**
+   * Rows not emitted: their Created lies at or before the start of their export's window, or after its
+   * end (by more than 14 h when it has no zone).
+   */
   before: number;
   after: number;
   /** Rows emitted with a Created that is not a time (its field is null, see unreadableTime). */
@@ -18,6 +21,14 @@ export function emptyTally(): CreatedTally {
 }
 
 let scratch = new Uint8Array(64);
+
+/** The farthest any time zone lies from UTC (UTC+14): a time without a zone is at most this far off. */
+const ZONELESS_MARGIN_MS = 14 * 3_600_000;
+
+const widened = (window: TimeWindow): TimeWindow => ({
+  since: window.since - ZONELESS_MARGIN_MS,
+  until: window.until + ZONELESS_MARGIN_MS,
+});
 
 /**
  * The rows of a file whose Created lies in the window its export asked for, and those whose Created
@@ -43,7 +54,9 @@ export function rowsInWindow(batch: RowBatch, created: number, window: TimeWindo
       if (tally.unreadable++ === 0) tally.example = timeShape(decodeWtf8(b, s, Math.min(e, s + 200)));
       continue;
     }
-    const place = placeInWindow(time, window);
+    // A time without a zone may be the service's local time: placed only when it lies outside the
+    // window by more than any zone's offset, so that a zone the connector does not know never loses a row.
+    const place = placeInWindow(time, time.zone === 'none' ? widened(window) : window);
     if (place === 0) continue;
     if (place < 0) tally.before++;
     else tally.after++;

@@ -28,6 +28,16 @@ export interface WindowFiles {
   resume?: IdentityResume;
   /** What the rows' Created cells showed (created-filter.ts). */
   created?: CreatedTally;
+  /** Cells cut to a size bound (csv/parser.ts), and the first of them, for the window's warning. */
+  cuts?: {cells: number; column: string; chars: number; kept: number; byRow: boolean};
+}
+
+/** The warning a window's cut cells call for, if any: naming a column and sizes, never a value. */
+export function cutWarning(questId: string, where: string, files: WindowFiles): string | undefined {
+  const cuts = files.cuts;
+  if (!cuts) return undefined;
+  const bound = cuts.byRow ? 'the most one row may hold' : 'the most one cell may hold';
+  return `Quest ${questId}: ${cuts.cells} cell(s) of ${where} were longer than the connector takes and were truncated (e.g. column ${JSON.stringify(cuts.column)}: ${cuts.chars} characters, cut to ${cuts.kept}, ${bound}); each record says so in meta.changes (TRUNCATED). The sync went on; ask Questback support about the response if the full text matters.`;
 }
 
 /** Where the rows of a window go. */
@@ -135,6 +145,16 @@ export async function readExportFile(
         },
         rows: (batch) => {
           position += batch.rows;
+          for (const cut of batch.cuts ?? []) {
+            files.cuts ??= {
+              cells: 0,
+              column: files.header?.[cut.cell] ?? '',
+              chars: cut.chars,
+              kept: cut.kept,
+              byRow: cut.byRow,
+            };
+            files.cuts.cells++;
+          }
           const inWindow =
             created < 0 ? batch : rowsInWindow(batch, created, file.window, (files.created ??= emptyTally()));
           const fresh = resume ? resume.fresh(inWindow) : inWindow;
@@ -212,7 +232,7 @@ function fileError(err: unknown, file: FileRef): Error {
   if (err instanceof CsvFormatError && (err.problem === 'cell-too-large' || err.problem === 'row-too-large')) {
     return connectorError(
       'system_error',
-      `The export of quest ${questId} for ${where} has ${err.problem === 'cell-too-large' ? 'a cell' : 'a row'} longer than ${err.limit} characters (line ${err.line}), far beyond any survey answer: the file is not a sound export, and reading it would exhaust memory. Nothing of this window past the last checkpoint is kept; report the quest id and export ${exportId} to Questback support.`,
+      `The export of quest ${questId} for ${where} has ${err.problem === 'cell-too-large' ? 'a header cell' : 'a header row'} longer than ${err.limit} characters (line ${err.line}), far beyond any survey question: the file is not a sound export, and reading it would exhaust memory. Nothing of this window past the last checkpoint is kept; report the quest id and export ${exportId} to Questback support.`,
       {questId, exportId, window: where, line: err.line},
       err
     );

@@ -9,7 +9,7 @@ import {recordCounter, RowWriter} from '../output-port';
 import {QuestCheckpoints} from '../state/checkpoints';
 import {exportSeal} from '../state/stream-state';
 import {tallyWarnings} from './created-filter';
-import {readExportFile} from './file-reader';
+import {cutWarning, readExportFile} from './file-reader';
 import {QuestPlan, QuestSyncContext} from './quest-plan';
 import {PlannedWindow, WindowPlanner} from './window-planner';
 import {formatBytes, plural} from '../../core/quantities';
@@ -127,6 +127,8 @@ export class QuestSync {
       const {created} = w.files;
       if (created)
         for (const warning of tallyWarnings(this.plan.questId, w.window, created)) this.ctx.logger.warn(warning);
+      const cut = cutWarning(this.plan.questId, describeWindow(w.window), w.files);
+      if (cut) this.ctx.logger.warn(cut);
     }
   }
 
