@@ -91,7 +91,7 @@ export const LIMITS = {
   /** api/client.ts: redirects a download may follow (to a CDN, say) before it must have arrived at the file. */
   downloadRedirects: 5,
   /**
-   * csv/parser.ts: the longest cell and row (in UTF-16 units, separators included) a file may hold.
+   * csv/bound-cuts.ts: the longest cell and row (in UTF-16 units, separators included) a file may hold.
    * A longer one is a CsvFormatError, not memory that grows with a hostile or corrupt body (a 1 MB
    * gzip body can expand into a 1 GiB cell).
    */

@@ -1,5 +1,6 @@
 import {EncodingBasis, TextEncoding, Utf8Transcoder} from './decoder';
-import {CsvParserOptions, CsvScanner, LineEnds} from './parser';
+import {CsvScanner} from './parser';
+import {CsvParserOptions, LineEnds} from './scanner-state';
 import {RowBatch} from './rows';
 
 /** Complete rows are handed on once their bytes reach this (or the file ends): a few hundred rows a batch. */

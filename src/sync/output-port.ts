@@ -66,7 +66,7 @@ export function unreadableTime(field: string): RecordChange {
   return {field, change: 'NULLED', reason: 'SOURCE_SERIALIZATION_ERROR'};
 }
 
-/** A cell cut to the size bound of a cell, or of its row (csv/parser.ts). */
+/** A cell cut to the size bound of a cell, or of its row (csv/bound-cuts.ts). */
 export function truncatedCell(field: string, byRow: boolean): RecordChange {
   return {field, change: 'TRUNCATED', reason: byRow ? 'SOURCE_RECORD_SIZE_LIMITATION' : 'SOURCE_FIELD_SIZE_LIMITATION'};
 }

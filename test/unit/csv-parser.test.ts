@@ -2,7 +2,9 @@ import {parse} from 'csv-parse/sync';
 
 import {LIMITS} from '../../src/core/limits';
 import {Utf8Transcoder} from '../../src/csv/decoder';
-import {CsvFormatError, CsvParserOptions, CsvScanner} from '../../src/csv/parser';
+import {CsvFormatError} from '../../src/csv/csv-error';
+import {CsvScanner} from '../../src/csv/parser';
+import {CsvParserOptions} from '../../src/csv/scanner-state';
 import {CellCut, RowBatch, rowStrings} from '../../src/csv/rows';
 
 /** One file with everything that breaks naive parsers. */

@@ -3,7 +3,7 @@ import {AirbyteLogger} from 'faros-airbyte-cdk/lib/logger';
 import {ExportApi} from '../../api/client';
 import {DownloadCutOff} from '../../api/download';
 import {connectorError} from '../../core/errors';
-import {CsvFormatError} from '../../csv/parser';
+import {CsvFormatError} from '../../csv/csv-error';
 import {CsvEncodingError, CsvReadOptions, readCsv} from '../../csv/reader';
 import {RowBatch} from '../../csv/rows';
 import {TimeWindow} from '../../core/time';
@@ -28,7 +28,7 @@ export interface WindowFiles {
   resume?: IdentityResume;
   /** What the rows' Created cells showed (created-filter.ts). */
   created?: CreatedTally;
-  /** Cells cut to a size bound (csv/parser.ts), and the first of them, for the window's warning. */
+  /** Cells cut to a size bound (csv/bound-cuts.ts), and the first of them, for the window's warning. */
   cuts?: {cells: number; column: string; chars: number; kept: number; byRow: boolean};
 }
 

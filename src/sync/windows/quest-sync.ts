@@ -1,9 +1,8 @@
-import {connectorError} from '../../core/errors';
-import {describeWindow, formatDuration} from '../../core/time';
+import {describeWindow} from '../../core/time';
 import {RowBatch} from '../../csv/rows';
 import {JobResult} from '../exports/export-job';
-import {ExportJobs, newPiece, Piece} from '../exports/export-jobs';
-import {decide, describeSetback, halves, reusable, Setback, unusable} from '../exports/export-policy';
+import {ExportJobs, Piece} from '../exports/export-jobs';
+import {reusable, unusable} from '../exports/export-policy';
 import {Priority} from '../exports/export-slots';
 import {recordCounter, RowWriter} from '../output-port';
 import {QuestCheckpoints} from '../state/checkpoints';
@@ -12,17 +11,19 @@ import {tallyWarnings} from './created-filter';
 import {cutWarning, readExportFile} from './file-reader';
 import {QuestPlan, QuestSyncContext} from './quest-plan';
 import {PlannedWindow, WindowPlanner} from './window-planner';
+import {Setbacks} from './setbacks';
 import {formatBytes, plural} from '../../core/quantities';
 
 /**
  * One quest's read: the loop over its windows (WindowPlanner), each window's pieces exported
- * (ExportJobs) and their files read in order, every setback decided by the export policy
- * (export-policy.ts). It tells the checkpointer what happened (an export was created or dropped,
+ * (ExportJobs) and their files read in order, every setback acted on as the export policy decides
+ * (setbacks.ts). It tells the checkpointer what happened (an export was created or dropped,
  * rows were written, a piece was read whole), and the checkpointer decides when a STATE goes out.
  */
 export class QuestSync {
   private readonly planner: WindowPlanner;
   private readonly jobs: ExportJobs;
+  private readonly setbacks: Setbacks;
   private total = 0;
 
   constructor(
@@ -63,6 +64,7 @@ export class QuestSync {
       },
       parent
     );
+    this.setbacks = new Setbacks({ctx, plan, planner: this.planner, jobs: this.jobs, checkpoints});
   }
 
   /** Reads the quest; resolves to the number of records emitted, or throws what failed it. */
@@ -107,7 +109,7 @@ export class QuestSync {
         const piece = w.pieces[0];
         const result = await this.jobs.result(piece);
         if (result.kind !== 'ready') {
-          await this.act(w, piece, result);
+          await this.setbacks.act(w, piece, result);
           continue;
         }
         endTurn ??= await this.checkpoints.reading();
@@ -200,16 +202,16 @@ export class QuestSync {
       ? await reading.catch((err: unknown) => unusable(err, result.exportId, this.jobs.signal))
       : await reading;
     if (outcome.kind === 'unusable') {
-      await this.act(w, piece, outcome);
+      await this.setbacks.act(w, piece, outcome);
       return;
     }
     if (outcome.kind === 'gone') {
-      await this.act(w, piece, {kind: 'gone', exportId: result.exportId, httpStatus: outcome.httpStatus});
+      await this.setbacks.act(w, piece, {kind: 'gone', exportId: result.exportId, httpStatus: outcome.httpStatus});
       return;
     }
     if (outcome.kind === 'cut-off') {
       w.budget.stalledMs += outcome.stalledMs;
-      await this.act(w, piece, {kind: 'cut-off', exportId: result.exportId, reason: outcome.reason});
+      await this.setbacks.act(w, piece, {kind: 'cut-off', exportId: result.exportId, reason: outcome.reason});
       return;
     }
     this.ctx.logger.info(
@@ -244,68 +246,5 @@ export class QuestSync {
       this.checkpoints.densityLearned(this.planner.hint(), true);
     }
     this.planAhead();
-  }
-
-  /** Applies the policy's decision on a setback of the piece at the head of the window. */
-  private async act(w: PlannedWindow, piece: Piece, setback: Setback): Promise<void> {
-    const {questId} = this.plan;
-    const what = describeSetback(setback);
-    const decision = decide(setback, piece.record, w.budget, this.ctx.stallBudgetMs);
-    if (decision.action !== 'redownload') this.checkpoints.exportDropped(setback.exportId);
-    switch (decision.action) {
-      case 'anew':
-        this.ctx.logger.warn(
-          `Quest ${questId}: ${what}; the export of an earlier attempt is not re-used, its window is exported anew.`
-        );
-        this.replaceHead(
-          w,
-          this.planner.partition(piece.window).map((window) => newPiece(window))
-        );
-        await this.checkpoints.reuseAbandoned(setback.exportId);
-        return;
-      case 'recreate':
-        this.ctx.logger.warn(
-          `Quest ${questId}: ${what}; creating the export of ${describeWindow(piece.window)} again.`
-        );
-        this.jobs.start(piece, Priority.Needed);
-        return;
-      case 'redownload': {
-        const {stallBudgetMs} = this.ctx;
-        const left =
-          w.budget.stalledMs > 0
-            ? ` (${formatDuration(Math.max(0, stallBudgetMs - w.budget.stalledMs))} of the ${formatDuration(stallBudgetMs)} a window may go without new rows are left)`
-            : '';
-        this.ctx.logger.warn(
-          `Quest ${questId}: ${what}; downloading it again, skipping the ${plural(w.files.resume?.emitted ?? 0, 'row')} of this window already emitted${left}.`
-        );
-        return;
-      }
-      case 'split': {
-        const parts = halves(piece.record, setback).map((record) => ({...newPiece(record.window), record}));
-        this.ctx.logger.warn(
-          `Quest ${questId}: ${what}; splitting ${describeWindow(piece.window)} into ${describeWindow(parts[0].window)} and ${describeWindow(parts[1].window)}.`
-        );
-        this.replaceHead(w, parts);
-        this.jobs.start(parts[0], Priority.Needed);
-        this.jobs.start(parts[1], Priority.Ahead);
-        return;
-      }
-      case 'fail':
-        throw connectorError(
-          'transient_error',
-          `Quest ${questId}: the export of window ${describeWindow(w.window)} could not be completed: ${decision.why}. The next sync retries it from the last checkpoint; if it keeps failing, give Questback support the quest id and the export ids in the log.`,
-          {questId, window: describeWindow(w.window), setback: setback.kind}
-        );
-    }
-  }
-
-  /**
-   * The head piece gives way to `pieces`, the first of which takes over its slot (the head of a
-   * window never waits for a new one). Rows the stream has not committed yet may lie in any of them.
-   */
-  private replaceHead(w: PlannedWindow, pieces: Piece[]): void {
-    if (!this.checkpoints.clean) w.mixed = true;
-    const [head] = w.pieces.splice(0, 1, ...pieces);
-    this.jobs.replace(head, pieces[0]);
   }
 }
