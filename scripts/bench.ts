@@ -14,6 +14,7 @@ import {ROOT} from '../harness/bin-main';
 import {ATTEMPTS_SECTION} from './bench/attempts';
 import {ECONOMY_CASES, ECONOMY_SECTION} from './bench/economy';
 import {LATENCY_SECTION, REQUESTS_SECTION} from './bench/latency';
+import {LONG_LAYOUT_SECTION} from './bench/long-layout';
 import {MANY_QUESTS_SECTION} from './bench/many-quests';
 import {HAS_TIME, killAll} from './bench/proc';
 import {consoleTable, machine, markdown, Row} from './bench/report';
@@ -27,6 +28,7 @@ const SECTIONS: readonly Section[] = [
   ECONOMY_SECTION,
   ATTEMPTS_SECTION,
   MANY_QUESTS_SECTION,
+  LONG_LAYOUT_SECTION,
 ];
 
 const DEFAULT_ROWS = 1_000_000;
@@ -47,6 +49,7 @@ const USAGE = `Sections (each a heading of docs/benchmarks.md, in this order):
   attempts    a sync killed after its exports were created, and the next attempt with and without
               re-using them
   many        10, 100 and 500 quests in one connection, in each stream layout
+  long        answer cells per second of the long layout against the wide one on the same export
 
 Options:
   --quick          a smoke run of every section at a small scale (${QUICK_ROWS.toLocaleString('en-US')} throughput rows, one run each,

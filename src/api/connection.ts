@@ -38,6 +38,7 @@ export interface ConnectionOptions {
 export function openConnection(config: QuestbackConfig, options: ConnectionOptions): Connection {
   const {runtime, logger, policy, onThrottle} = options;
   options.onSecret(config.client_secret, config.client_id);
+  if (config.hash_salt) options.onSecret(config.hash_salt);
   const common = {runtime, logger, policy, onThrottle};
   const tokens = new TokenProvider(
     {

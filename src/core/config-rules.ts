@@ -103,7 +103,50 @@ export const RULES: Readonly<Record<string, Rule>> = {
   window_days: {leftOut: 'so that windows follow the data'},
   // The form offers the documented values; a config file may name another, which the service judges.
   value_type: {refine: upperCaseName, formOnly: ['enum']},
+  sensitive_columns: {refine: sensitiveColumns},
+  hash_salt: {hint: () => SALT_HINT},
 };
+
+const SALT_HINT =
+  'Give a random text of at least 16 characters (e.g. the output of `openssl rand -hex 32`), and keep it: another salt gives other hashes.';
+const ACTIONS = ['hash', 'drop', 'keep'];
+
+/** The listed columns, trimmed, each with what happens to it (lower case); each column once. */
+function sensitiveColumns(value: unknown, check: Check): {column: string; action: string}[] {
+  const {key} = check;
+  const example = `e.g. [{"column": "E-mail", "action": "hash"}]`;
+  if (!Array.isArray(value)) fail(`'${key}' must be a list of columns and what to do with each, ${example}.`);
+  const seen = new Map<string, number>();
+  return value.map((item: unknown, i) => {
+    const entry = (item ?? {}) as {column?: unknown; action?: unknown};
+    if (typeof item !== 'object' || Array.isArray(item) || typeof entry.column !== 'string' || !entry.column.trim()) {
+      fail(`${key}[${i}] must name a column: {"column": "<header text or column name>", "action": "hash"}.`);
+    }
+    const column = entry.column.trim();
+    const action = typeof entry.action === 'string' ? entry.action.trim().toLowerCase() : undefined;
+    if (action === undefined || !ACTIONS.includes(action)) {
+      fail(
+        `${key}[${i}] (${JSON.stringify(column)}) must say what to do with the column: "action" is one of ${ACTIONS.join(', ')}, got ${JSON.stringify(entry.action ?? null)}.`
+      );
+    }
+    const twice = seen.get(column);
+    if (twice !== undefined)
+      fail(`${key}[${i}] names ${JSON.stringify(column)} again (see ${key}[${twice}]); list each column once.`);
+    seen.set(column, i);
+    return {column, action};
+  });
+}
+
+/** What no single option can say: a hashed column needs the salt. */
+export function checkTogether(config: Record<string, unknown>): void {
+  const columns = (config.sensitive_columns ?? []) as {column: string; action: string}[];
+  const hashed = columns.filter((c) => c.action === 'hash');
+  if (hashed.length && config.hash_salt === undefined) {
+    fail(
+      `'sensitive_columns' hashes ${hashed.map((c) => JSON.stringify(c.column)).join(', ')}, which needs 'hash_salt', the key of the hashes; it is missing. ${SALT_HINT}`
+    );
+  }
+}
 
 /** The ids, normalised (trimmed, lower case): each a UUID, each once. */
 function questIds(value: unknown, check: Check): string[] {

@@ -1,4 +1,4 @@
-import {Check, closestOption, fail, RULES} from './config-rules';
+import {Check, checkTogether, closestOption, fail, RULES} from './config-rules';
 import {connectorError} from './errors';
 import {SecretScrubber} from './secrets';
 import {connectorSpec, violation} from './spec';
@@ -13,8 +13,18 @@ export type ColumnNames = 'warehouse' | 'survey';
 /**
  * "per_quest" (default): a stream per quest, each answer column its own field. "combined": one
  * stream `responses` for every quest, the answers in one object keyed by their header texts.
+ * "long": one stream `answers` for every quest, a record per non-empty answer cell.
  */
-export type StreamLayout = 'per_quest' | 'combined';
+export type StreamLayout = 'per_quest' | 'combined' | 'long';
+
+/** What happens to a sensitive column's values before a record leaves the connector. */
+export type SensitiveAction = 'hash' | 'drop' | 'keep';
+
+/** A column named in sensitive_columns: by header text, column name, or question. */
+export interface SensitiveColumn {
+  column: string;
+  action: SensitiveAction;
+}
 
 /** The user's settings after defaults were applied and everything was validated. */
 export interface QuestbackConfig {
@@ -42,12 +52,15 @@ export interface QuestbackConfig {
   include_respondent_information: boolean;
   show_other_as_text: boolean;
   field_separator: string;
+  sensitive_columns: SensitiveColumn[];
+  /** The key of the hashes of sensitive columns; present whenever a column is hashed. */
+  hash_salt?: string;
 }
 
 /** The options that have a default in the spec, with it. */
 export type DefaultedOptions = Omit<
   QuestbackConfig,
-  'client_id' | 'client_secret' | 'quest_ids' | 'start_date' | 'window_days'
+  'client_id' | 'client_secret' | 'quest_ids' | 'start_date' | 'window_days' | 'hash_salt'
 >;
 
 const SPEC = connectorSpec().connectionSpecification;
@@ -143,6 +156,7 @@ export function parseConfig(input: unknown, nowMs: number): ParsedConfig {
       if (typeof secret === 'string')
         scrubber.add(secret, typeof raw.client_id === 'string' ? raw.client_id : undefined);
     }
+    if (typeof raw.hash_salt === 'string') for (const salt of [raw.hash_salt, raw.hash_salt.trim()]) scrubber.add(salt);
     const message = err instanceof Error ? err.message : String(err);
     // A new error: the stack trace of the first would carry the message as it was.
     throw connectorError('config_error', scrubber.scrub(message));
@@ -163,6 +177,7 @@ function parseValidated(input: unknown, nowMs: number): ParsedConfig {
     const value = checkOption({key, option, unknownKeys, nowMs, warnings}, raw[key]);
     if (value !== undefined) config[key] = value;
   }
+  checkTogether(config);
   return {config: config as unknown as QuestbackConfig, warnings};
 }
 

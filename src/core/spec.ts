@@ -6,7 +6,7 @@ import {parseUtcTimestamp} from './time';
 
 /** One option of the spec: the JSON Schema keywords the spec uses, and Airbyte's form keywords. */
 export interface OptionSchema {
-  type: 'string' | 'integer' | 'number' | 'boolean' | 'array';
+  type: 'string' | 'integer' | 'number' | 'boolean' | 'array' | 'object';
   title?: string;
   description?: string;
   default?: unknown;
@@ -18,6 +18,9 @@ export interface OptionSchema {
   pattern_descriptor?: string;
   format?: 'date-time';
   items?: OptionSchema;
+  /** An object's fields (sensitive_columns' items), and those it must have. */
+  properties?: Readonly<Record<string, OptionSchema>>;
+  required?: readonly string[];
   minItems?: number;
   uniqueItems?: boolean;
   airbyte_secret?: boolean;
@@ -36,7 +39,19 @@ export interface ConnectorSpec {
  * The JSON Schema keywords this module validates, and those that only annotate (for the form). A
  * spec that uses any other keyword is refused at start: it would otherwise go unchecked.
  */
-const VALIDATED = ['type', 'enum', 'minimum', 'maximum', 'pattern', 'format', 'items', 'minItems', 'uniqueItems'];
+const VALIDATED = [
+  'type',
+  'enum',
+  'minimum',
+  'maximum',
+  'pattern',
+  'format',
+  'items',
+  'minItems',
+  'uniqueItems',
+  'properties',
+  'required',
+];
 const ANNOTATIONS = [
   'title',
   'description',
@@ -56,6 +71,9 @@ function checkKeywords(schema: object, where: string): void {
       throw new VError('resources/spec.json: %s uses "%s", which the config validation does not know', where, keyword);
     }
     if (keyword === 'items') checkKeywords(value as object, `${where}.items`);
+    if (keyword === 'properties') {
+      for (const [name, field] of Object.entries(value as object)) checkKeywords(field as object, `${where}.${name}`);
+    }
   }
 }
 
@@ -75,6 +93,8 @@ export function connectorSpec(): ConnectorSpec {
 export interface Violation {
   keyword: string;
   item?: number;
+  /** The object's field that is missing or wrong. */
+  field?: string;
 }
 
 function typeMatches(schema: OptionSchema, value: unknown): boolean {
@@ -85,6 +105,8 @@ function typeMatches(schema: OptionSchema, value: unknown): boolean {
       return typeof value === 'boolean';
     case 'array':
       return Array.isArray(value);
+    case 'object':
+      return typeof value === 'object' && value !== null && !Array.isArray(value);
     case 'integer':
       return typeof value === 'number' && Number.isInteger(value);
     case 'number':
@@ -109,6 +131,15 @@ export function violation(schema: OptionSchema, value: unknown, skip: readonly s
       return {keyword: 'pattern'};
     if (applies('format') && schema.format === 'date-time' && parseUtcTimestamp(value) === undefined)
       return {keyword: 'format'};
+  }
+  if (schema.type === 'object') {
+    const fields = value as Record<string, unknown>;
+    const absent = schema.required?.find((name) => !(name in fields));
+    if (absent !== undefined) return {keyword: 'required', field: absent};
+    for (const [name, field] of Object.entries(schema.properties ?? {})) {
+      if (name in fields && violation(field, fields[name], skip) !== undefined)
+        return {keyword: 'properties', field: name};
+    }
   }
   if (Array.isArray(value)) {
     if (applies('minItems') && schema.minItems !== undefined && value.length < schema.minItems)

@@ -153,6 +153,7 @@ export function buildCommand(connector: Connector, env: CliEnvironment): Command
   const loadConfig = (file: string): QuestbackConfig => {
     const {config, warnings} = parseConfig(readJsonFile(file, 'config'), runtime.now());
     env.onSecret(config.client_secret, config.client_id);
+    if (config.hash_salt) env.onSecret(config.hash_salt);
     for (const warning of warnings) logger.warn(warning);
     return config;
   };

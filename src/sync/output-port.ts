@@ -1,5 +1,6 @@
+import {keyedHash} from '../core/keyed-hash';
 import {rfc3339} from '../core/time-text';
-import {RowBatch} from '../csv/rows';
+import {QUOTE, RowBatch} from '../csv/rows';
 
 /**
  * What a sync hands to the protocol layer. The sync layer decides what to emit and when; the
@@ -15,10 +16,11 @@ export type StreamStatus = 'STARTED' | 'RUNNING' | 'COMPLETE' | 'INCOMPLETE';
 /**
  * One field of the records a shape makes, in record order. Cells are the row's CSV cells by
  * position; an empty cell, or one the row lacks, is null (the CSV cannot tell an empty answer from none).
+ * A cell marked `hash` is written as its keyed hash (core/keyed-hash.ts, under the shape's `hashSalt`).
  */
 export type RecordField =
   /** The row's cell at `index`. */
-  | {kind: 'cell'; name: string; index: number}
+  | {kind: 'cell'; name: string; index: number; hash?: boolean}
   /** The row's cell at `index` as text, also when empty (a key is never null); null if the row lacks it. */
   | {kind: 'text'; name: string; index: number}
   /**
@@ -28,8 +30,29 @@ export type RecordField =
   | {kind: 'time'; name: string; index: number}
   /** The same value in every record. */
   | {kind: 'constant'; name: string; value: string | null}
-  /** An object of the row's cells, the first `keys.length` of them, each under its key. */
-  | {kind: 'cells'; name: string; keys: readonly string[]};
+  /** An object of the row's cells, each under its key. */
+  | {kind: 'cells'; name: string; cells: readonly ObjectCell[]}
+  /**
+   * One record per non-empty cell of `cells` (none for a row without answers): the fields before this
+   * one, then the cell's constants, the cell as text under `value` and, when it is a plain decimal
+   * number, as a JSON number under `number` (else null), then the fields after it, which are constants.
+   * At most one per shape.
+   */
+  | {kind: 'answer'; cells: readonly AnswerCell[]; value: string; number: string};
+
+export interface ObjectCell {
+  key: string;
+  index: number;
+  hash?: boolean;
+}
+
+/** A cell that makes records of its own, and what they say of its column. */
+export interface AnswerCell {
+  index: number;
+  constants: readonly {name: string; value: string | null}[];
+  /** The value is hashed (and `number` is then null). */
+  hash?: boolean;
+}
 
 /** A value the source changed on its way to the record: an entry of Airbyte's `meta.changes`. */
 export interface RecordChange {
@@ -56,33 +79,85 @@ export function truncatedCell(field: string, byRow: boolean): RecordChange {
 export interface RecordShape {
   stream: StreamRef;
   fields: readonly RecordField[];
+  /** The key of the hashed cells (config hash_salt); present when a field hashes. */
+  hashSalt?: string;
 }
 
-function cellValue(row: readonly string[], index: number): string | null {
+/** A plain decimal number, as JSON writes it: no sign but '-', no leading zero, no exponent. */
+export const PLAIN_NUMBER = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?$/;
+
+function cellValue(row: readonly string[], index: number, salt?: string): string | null {
   const cell = row[index];
-  return cell === undefined || cell === '' ? null : cell;
+  if (cell === undefined || cell === '') return null;
+  return salt === undefined ? cell : keyedHash(salt, cell);
 }
 
 /**
- * The record a shape makes of a row, as an object: the meaning of a shape. The protocol layer's
- * encoder writes the same JSON value (a test holds it to that), its keys in the shape's order
- * (JSON.stringify of this object would put integer-like keys first).
+ * The records a shape makes of a row, as objects: the meaning of a shape. The protocol layer's
+ * encoder writes the same JSON values (a test holds it to that), their keys in the shape's order
+ * (JSON.stringify of such an object would put integer-like keys first). The encoder writes a
+ * number as the cell's text, digit for digit; here it is that text parsed as JSON parses it.
  */
-export function shapeRecord(shape: RecordShape, row: readonly string[]): Record<string, unknown> {
+export function shapeRecords(shape: RecordShape, row: readonly string[]): Record<string, unknown>[] {
   const data: Record<string, unknown> = Object.create(null);
+  const salt = (hash?: boolean): string | undefined => (hash ? shape.hashSalt : undefined);
+  let answer: Extract<RecordField, {kind: 'answer'}> | undefined;
+  const after: Exclude<RecordField, {kind: 'answer'}>[] = [];
   for (const field of shape.fields) {
-    if (field.kind === 'cell') data[field.name] = cellValue(row, field.index);
-    else if (field.kind === 'text') data[field.name] = row[field.index] ?? null;
-    else if (field.kind === 'time') data[field.name] = timeOf(row, field.index);
-    else if (field.kind === 'constant') data[field.name] = field.value;
-    else {
-      // A null prototype: a header text such as "__proto__" is a key like any other.
-      const cells: Record<string, string | null> = Object.create(null);
-      field.keys.forEach((key, i) => (cells[key] = cellValue(row, i)));
-      data[field.name] = cells;
-    }
+    if (field.kind === 'answer') answer ??= field;
+    else if (answer) after.push(field);
+    else Object.assign(data, fieldValue(field, row, salt));
   }
-  return data;
+  if (!answer) return [data];
+  const {value, number} = answer;
+  return answer.cells.flatMap((cell) => {
+    const text = cellValue(row, cell.index, salt(cell.hash));
+    if (text === null) return [];
+    const record: Record<string, unknown> = Object.assign(Object.create(null), data);
+    for (const c of cell.constants) record[c.name] = c.value;
+    record[value] = text;
+    record[number] = !cell.hash && PLAIN_NUMBER.test(text) ? Number(text) : null;
+    for (const field of after) Object.assign(record, fieldValue(field, row, salt));
+    return [record];
+  });
+}
+
+/**
+ * How many records a shape makes of rows: one a row, or for a shape with an `answer` field one per
+ * non-empty answer cell (what shapeRecords makes, counted without making them). STATE counts use it.
+ */
+export function recordCounter(shape: RecordShape): (rows: RowBatch) => number {
+  const answer = shape.fields.find((f) => f.kind === 'answer');
+  if (!answer) return (batch) => batch.rows;
+  const indexes = answer.cells.map((c) => c.index);
+  return ({bytes, cells, rows, width}) => {
+    let count = 0;
+    for (let r = 0, k = 0; r < rows; r++, k += width + 1) {
+      for (const i of indexes) {
+        if (i >= width) continue;
+        // The raw cell (see RowBatch): empty when it has no bytes, or is a quoted empty text.
+        const start = cells[k + i];
+        const length = cells[k + i + 1] - 1 - start;
+        if (length > 0 && !(length === 2 && bytes[start] === QUOTE)) count++;
+      }
+    }
+    return count;
+  };
+}
+
+function fieldValue(
+  field: Exclude<RecordField, {kind: 'answer'}>,
+  row: readonly string[],
+  salt: (hash?: boolean) => string | undefined
+): Record<string, unknown> {
+  if (field.kind === 'cell') return {[field.name]: cellValue(row, field.index, salt(field.hash))};
+  if (field.kind === 'text') return {[field.name]: row[field.index] ?? null};
+  if (field.kind === 'time') return {[field.name]: timeOf(row, field.index)};
+  if (field.kind === 'constant') return {[field.name]: field.value};
+  // A null prototype: a header text such as "__proto__" is a key like any other.
+  const cells: Record<string, string | null> = Object.create(null);
+  for (const c of field.cells) cells[c.key] = cellValue(row, c.index, salt(c.hash));
+  return {[field.name]: cells};
 }
 
 function timeOf(row: readonly string[], index: number): string | null {
@@ -90,13 +165,16 @@ function timeOf(row: readonly string[], index: number): string | null {
   return cell === null ? null : (rfc3339(cell) ?? null);
 }
 
-/** The changes the record a shape makes of a row carries in its `meta.changes`, in field order. */
+/**
+ * The changes each record a shape makes of a row carries in its `meta.changes`, in field order (for a
+ * long shape, every answer's record carries those of the row's fields).
+ */
 export function shapeChanges(shape: RecordShape, row: readonly string[]): RecordChange[] {
-  return shape.fields
-    .filter(
-      (field) => field.kind === 'time' && cellValue(row, field.index) !== null && timeOf(row, field.index) === null
-    )
-    .map((field) => unreadableTime(field.name));
+  return shape.fields.flatMap((field) =>
+    field.kind === 'time' && cellValue(row, field.index) !== null && timeOf(row, field.index) === null
+      ? [unreadableTime(field.name)]
+      : []
+  );
 }
 
 /** Writes the rows of one export window as records of its stream. */

@@ -149,7 +149,10 @@ describe('spec form agrees with the config code', () => {
     .map(([name]) => name);
 
   test('the parsed config holds every option of the form and nothing else; an unknown key is warned about', () => {
-    const {config, warnings} = parseConfig({...base, window_days: 7, windowDays: 7}, NOW);
+    const {config, warnings} = parseConfig(
+      {...base, window_days: 7, hash_salt: 'a salt of 16 chars', windowDays: 7},
+      NOW
+    );
     expect(Object.keys(config).sort()).toEqual(Object.keys(props).sort());
     expect(warnings).toEqual(["Unknown option 'windowDays' is ignored: did you mean 'window_days'?"]);
   });

@@ -3,15 +3,19 @@
 // question is inserted into the running surveys: every cell lands in its own question's column, keeps
 // doing so after the edit, and the `columns` table names the header of every answer column. Then the
 // `combined` layout into a second schema: `answers` as jsonb, every cell under its header text.
-// The PostgreSQL queries of docs/warehouse-sql.md are run here verbatim.
+// Then the `long` layout into a third: every non-empty cell one row of `answers`, under its question
+// and option, a number where the cell is one, old column names kept across a survey edit; and the
+// rating-per-month query of each layout. The PostgreSQL queries of docs/warehouse-sql.md are run here verbatim.
 
 import fs from 'fs';
 import path from 'path';
 
+import {warehouseNames} from '../../src/sync/streams/column-names';
 import {answerKeys} from '../../src/sync/streams/responses-stream';
 import {errorTraces, records, runConnector, stateFile, tempDir, writeJson} from '../helpers/connector';
 import {destinationColumns} from '../helpers/destinations';
 import {configuredCatalog, simConfig, streamOf} from '../helpers/fixtures';
+import {answerKey, truthAnswers} from '../helpers/long';
 import {ConfiguredStream, Database, loadSync, Postgres, startPostgres, StreamLoad} from '../helpers/postgres';
 import {AirbyteMessageJson} from '../helpers/protocol';
 import {ExportSettings, Simulator, startSimulator} from '../../simulator';
@@ -25,6 +29,11 @@ const LONG = '5e0c8a3b-9f1d-4c27-b6e2-7a1d3c9f0e13';
 const EMPTY = '5e0c8a3b-9f1d-4c27-b6e2-7a1d3c9f0e14';
 /** Only in the combined layout: byte-identical repeated headers, quotes of both kinds. */
 const REPEATS = '5e0c8a3b-9f1d-4c27-b6e2-7a1d3c9f0e15';
+/** The `long` layout's and the rating-per-month examples: both quests ask RATING, over several months. */
+const RATED_A = '7a7ed000-2026-4000-8000-00000000000a';
+const RATED_B = '7a7ed000-2026-4000-8000-00000000000b';
+const RATED = [RATED_A, RATED_B];
+const RATING = 'How satisfied are you overall? (1-5)';
 const EDITED = [NORSK, DEUTSCH, LONG];
 const QUESTS = [...EDITED, EMPTY];
 const SETTINGS: ExportSettings = {expandMultipleChoiceToColumns: true, includeRespondentInformation: true};
@@ -73,6 +82,29 @@ beforeAll(async () => {
             'Kommentar til «oss»',
             'Hvor fornøyd er du? (1-5)',
           ],
+        },
+        {
+          id: RATED_A,
+          rows: 140,
+          columns: 7,
+          firstCreatedAt: new Date(Date.now() - 100 * DAY).toISOString(),
+          questionTitles: [
+            RATING,
+            'What could we do better?',
+            'Which channels do you use?',
+            'How did you hear about us?',
+            'How did you hear about us? (other)',
+            'When did you last visit us?',
+            'How many visits this year?',
+          ],
+        },
+        {
+          id: RATED_B,
+          rows: 90,
+          columns: 4,
+          titles: 'norwegian',
+          firstCreatedAt: new Date(Date.now() - 70 * DAY).toISOString(),
+          questionTitles: [RATING, 'Kommentar til «oss»', 'Hva bruker du? Velg "alle" som passer', 'Hvor bor du?'],
         },
       ],
     }),
@@ -480,5 +512,158 @@ describe('the loader', () => {
       {id: '2', at: null},
       {id: '3', at: null},
     ]);
+  });
+});
+
+/** The truth's answer: per UTC month, the average rating (rounded half up to 2 places, as numeric round does) and the count. */
+function ratingsPerMonth(): {month: string; average_rating: string; ratings: string}[] {
+  const months = new Map<string, {sum: number; count: number}>();
+  for (const id of RATED) {
+    const {header, rows} = sim.groundTruth(id, SETTINGS);
+    const at = header.indexOf(RATING);
+    const created = header.indexOf('Created');
+    for (const row of rows) {
+      if (row[at] === '') continue;
+      const month = months.get(row[created].slice(0, 7)) ?? {sum: 0, count: 0};
+      month.sum += Number(row[at]);
+      month.count++;
+      months.set(row[created].slice(0, 7), month);
+    }
+  }
+  return [...months]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([month, {sum, count}]) => ({
+      month,
+      // Integers only: floor((200 sum + count) / (2 count)) is the average in hundredths, rounded half up.
+      average_rating: (Math.floor((200 * sum + count) / (2 * count)) / 100).toFixed(2),
+      ratings: String(count),
+    }));
+}
+
+/** The rows of a rating-per-month query, as text (PGlite gives a numeric as a number: 2.8 for 2.80). */
+const asText = (rows: Record<string, unknown>[]) =>
+  rows.map((r) => ({
+    month: String(r.month),
+    average_rating: Number(r.average_rating).toFixed(2),
+    ratings: String(r.ratings),
+  }));
+
+/** A config for the RATED quests in `layout`, start_date before their first response. */
+const ratedConfig = (layout: string) =>
+  writeJson(
+    dir,
+    `rated-${layout}-config.json`,
+    simConfig(sim, {
+      quest_ids: RATED,
+      stream_layout: layout,
+      expand_multiple_choice_to_columns: true,
+      include_respondent_information: true,
+      start_date: new Date(Date.now() - 120 * DAY).toISOString(),
+    })
+  );
+
+describe('the long layout loaded into PostgreSQL as Airbyte loads it', () => {
+  let db: Database;
+  let first: AirbyteMessageJson[];
+
+  /** The table's rows that differ from the truth's answers, and the truth's answers the table lacks. */
+  async function differences(): Promise<string[]> {
+    const table = await db.rows(
+      `SELECT quest_id, response_id, to_char(created AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created, "column", header, question, option, value, value_number FROM answers`
+    );
+    const truth = new Map(RATED.flatMap((id) => [...truthAnswers(sim, id, SETTINGS)]));
+    const found: string[] = [];
+    const keys = new Set<string>();
+    for (const row of table) {
+      const key = answerKey(row as {quest_id: string; response_id: string; column: string});
+      keys.add(key);
+      const want = truth.get(key);
+      const got = {...row, value_number: row.value_number === null ? null : Number(row.value_number)};
+      if (JSON.stringify(got) !== JSON.stringify(want)) found.push(`${key}: ${JSON.stringify(got)}`);
+    }
+    for (const key of truth.keys()) if (!keys.has(key)) found.push(`missing ${key}`);
+    return found.slice(0, 5);
+  }
+
+  test('every non-empty cell of the truth is one row under its question and option, a number where the cell is one', async () => {
+    db = await pg.database('long');
+    const config = ratedConfig('long');
+    const catalog = await discover(config, 'long.json');
+    expect(catalog.streams.map((s) => s.stream.name)).toEqual(['answers', 'columns']);
+    first = await read(config, `${dir}/long.json`);
+    const loads = await loadSync(db, catalog, first);
+    expect([...loads.values()].map((l) => l.failedCasts)).toEqual([0, 0]);
+    const types = await db.rows(
+      `SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'answers' ORDER BY column_name`
+    );
+    expect(Object.fromEntries(types.map((t) => [t.column_name, t.data_type]))).toEqual({
+      _questback_window_end: 'timestamp with time zone',
+      _questback_window_start: 'timestamp with time zone',
+      column: 'character varying',
+      created: 'timestamp with time zone',
+      header: 'character varying',
+      option: 'character varying',
+      question: 'character varying',
+      quest_id: 'character varying',
+      response_id: 'character varying',
+      value: 'character varying',
+      value_number: 'numeric',
+    });
+    expect(await differences()).toEqual([]);
+    // Options of expanded multiple choices under their question; numbers from ratings, options and counts.
+    const [{options, numbers}] = await db.rows(
+      `SELECT count(*) FILTER (WHERE option IS NOT NULL) AS options, count(value_number) AS numbers FROM answers`
+    );
+    expect(Number(options)).toBeGreaterThan(50);
+    expect(Number(numbers)).toBeGreaterThan(200);
+  });
+
+  test('after a question is inserted mid-survey, every old answer keeps its column name; the new one is a new name', async () => {
+    const before = await db.rows(`SELECT DISTINCT quest_id, header, "column" FROM answers`);
+    sim.insertQuestion(RATED_A, 1, {kind: 'rating', title: 'How easy was it to find what you needed? (1-5)'});
+    sim.insertQuestion(RATED_B, 0, {
+      kind: 'multi',
+      title: 'Hvilke kanaler brukte du?',
+      options: ['E-post', 'Telefon', 'Chat'],
+    });
+    for (const id of RATED) sim.addResponses(id, 5);
+    // A sync reads up to the whole second before it starts (windows end on whole seconds): the new rows lie before it.
+    await sim.clock.sleep(1_020);
+    const config = ratedConfig('long');
+    const catalog = await discover(config, 'long-after.json');
+    const state = writeJson(dir, 'long-state.json', stateFile(first));
+    await loadSync(db, catalog, await read(config, `${dir}/long-after.json`, state));
+    expect(await differences()).toEqual([]);
+    const after = await db.rows(`SELECT DISTINCT quest_id, header, "column" FROM answers`);
+    const nameOf = new Map(after.map((r) => [`${r.quest_id} ${r.header}`, r.column]));
+    expect(before.filter((r) => nameOf.get(`${r.quest_id} ${r.header}`) !== r.column)).toEqual([]);
+    // One name per header and quest, old or new.
+    expect(nameOf.size).toBe(after.length);
+    expect(after.length).toBeGreaterThan(before.length);
+  });
+
+  test('the rating-per-month query of each layout in docs/warehouse-sql.md gives the truth', async () => {
+    const truth = ratingsPerMonth();
+    expect(truth.length).toBeGreaterThanOrEqual(3);
+    expect(asText(await docQuery(db, 'long-rating-per-month'))).toEqual(truth);
+    // A quest table's rating column is its own name in both quests: the per_quest query names it once.
+    const ratingNames = RATED.map((id) => {
+      const {header} = sim.groundTruth(id);
+      return warehouseNames(header)[header.indexOf(RATING)];
+    });
+    expect(ratingNames).toEqual([
+      'how_satisfied_are_you_overall_1_5_8b3f65e2',
+      'how_satisfied_are_you_overall_1_5_8b3f65e2',
+    ]);
+    for (const [layout, query] of [
+      ['combined', 'combined-rating-per-month'],
+      ['per_quest', 'per-quest-rating-per-month'],
+    ]) {
+      const other = await pg.database(`rated_${layout}`);
+      const config = ratedConfig(layout);
+      const catalog = await discover(config, `rated-${layout}.json`);
+      await loadSync(other, catalog, await read(config, `${dir}/rated-${layout}.json`));
+      expect({layout, months: asText(await docQuery(other, query))}).toEqual({layout, months: truth});
+    }
   });
 });

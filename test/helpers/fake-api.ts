@@ -13,7 +13,7 @@ import {rowStrings} from '../../src/csv/rows';
 import {TimeWindow} from '../../src/core/time';
 import {ConnectorLogger} from '../../src/protocol/logger';
 import {MessageWriter} from '../../src/protocol/output';
-import {RowWriter, shapeRecord, StreamRef, StreamStatus, SyncOutput} from '../../src/sync/output-port';
+import {RowWriter, shapeRecords, StreamRef, StreamStatus, SyncOutput} from '../../src/sync/output-port';
 import {createEngine, csvText, ExportOutcome, SimulatorEngine} from '../../simulator';
 
 /** A seeded pseudo-random generator (mulberry32): the same seed, the same test. */
@@ -243,7 +243,9 @@ export function recordingOutput(): SyncOutput & {recorded: Recorded} {
     rowWriter: (shape): RowWriter => ({
       write: (rows) => {
         const text = (v: unknown): string => (v !== null && typeof v === 'object' ? JSON.stringify(v) : String(v));
-        rowsOf(shape.stream).push(...rowStrings(rows).map((r) => Object.values(shapeRecord(shape, r)).map(text)));
+        rowsOf(shape.stream).push(
+          ...rowStrings(rows).flatMap((r) => shapeRecords(shape, r).map((record) => Object.values(record).map(text)))
+        );
         return undefined;
       },
     }),

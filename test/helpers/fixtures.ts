@@ -1,3 +1,4 @@
+import {parseConfig, QuestbackConfig} from '../../src/core/config';
 import {warehouseNames} from '../../src/sync/streams/column-names';
 import {Simulator, SimulatorClock, SimulatorOptions, startSimulator} from '../../simulator';
 import {connectorConfig} from '../../simulator/cli-app';
@@ -26,6 +27,11 @@ export const REQUIRED_OPTIONS = {
   quest_ids: ['1b4e28ba-2fa1-11d2-883f-0016d3cca427'],
   start_date: '2024-01-01T00:00:00Z',
 };
+
+/** The parsed config of the required options and these (defaults applied), for tests of the sync layer. */
+export function parsedConfig(overrides: Record<string, unknown> = {}): QuestbackConfig {
+  return parseConfig({...REQUIRED_OPTIONS, ...overrides}, Date.now()).config;
+}
 
 /** A connector config for a running simulator, with the connector's defaults and a start_date 40 days back. */
 export function simConfig(sim: Simulator, overrides: Record<string, unknown> = {}): Record<string, unknown> {

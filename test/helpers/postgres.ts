@@ -19,7 +19,7 @@
  * - column types as the destination's type map has them (docs/integrations/destinations/postgres.md,
  *   "Final Tables Data type mapping"): `format: date-time` to `timestamptz` (a value that does not
  *   cast is nulled and counted), `object` and `array` to `jsonb` (the record's object as it is: keys and values
- *   untouched), `integer` to `bigint`, every other property `varchar`;
+ *   untouched), `integer` to `bigint`, `number` to `decimal` (numeric), every other property `varchar`;
  * - a later sync adds the columns a refreshed schema brings (old columns stay); a column whose type
  *   would change fails the load, as the breaking change it is;
  * - `append_dedup`: one row per primary key, the last record in emitted order wins and replaces the
@@ -182,6 +182,7 @@ async function loadStream(
     if (schema[p].format === 'date-time') return TIMESTAMPTZ;
     if (types.includes('object') || types.includes('array')) return 'jsonb';
     if (types.includes('integer')) return 'bigint';
+    if (types.includes('number')) return 'numeric';
     return 'character varying';
   };
   const key = (configured.primary_key ?? configured.stream.source_defined_primary_key ?? []).map(

@@ -11,6 +11,7 @@ import {ExportSlots} from '../../src/sync/exports/export-slots';
 import {cursorOf, densityOf, emittedOf, exportSeal, recordedExportsOf} from '../../src/sync/state/stream-state';
 import {combinedState, QuestAnswers, questStatesOf} from '../../src/sync/streams/responses-stream';
 import {FakeExportApi, prng, quietLogger, recordingOutput, virtualRuntime} from '../helpers/fake-api';
+import {parsedConfig} from '../helpers/fixtures';
 
 const NOW = Date.parse('2026-11-26T00:00:00.000Z');
 const STREAM = {name: 'responses'};
@@ -59,7 +60,7 @@ async function readAll(
           {
             questId,
             stream: STREAM,
-            records: new QuestAnswers(STREAM, questId),
+            records: new QuestAnswers(STREAM, questId, parsedConfig(), quietLogger()),
             from: cursor,
             end: NOW,
             ...(density ? {density} : {}),

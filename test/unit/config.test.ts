@@ -108,3 +108,58 @@ describe('options from the spec', () => {
     );
   });
 });
+
+describe('sensitive_columns and hash_salt', () => {
+  const SALT = 'pepper of 16 chars+';
+  const hashEmail = {sensitive_columns: [{column: 'E-mail', action: 'hash'}]};
+
+  test('a hashed column needs the salt; a short salt is refused; neither message shows the salt', () => {
+    expect(messageOf(hashEmail)).toBe(
+      "Invalid configuration: 'sensitive_columns' hashes \"E-mail\", which needs 'hash_salt', the key of the hashes; it is missing. Give a random text of at least 16 characters (e.g. the output of `openssl rand -hex 32`), and keep it: another salt gives other hashes."
+    );
+    expect(messageOf({...hashEmail, hash_salt: '   '})).toMatch(/which needs 'hash_salt'.*it is missing/);
+    const short = 'short-salt';
+    const message = messageOf({...hashEmail, hash_salt: short});
+    expect(message).toBe("Invalid configuration: 'hash_salt' must be at least 16 characters, got string.");
+    expect(message).not.toContain(short);
+    // A salt pasted where it does not belong is masked in the message too.
+    expect(messageOf({...hashEmail, hash_salt: SALT, api_url: `ftp://${SALT}`})).not.toContain(SALT);
+    expect(messageOf({sensitive_columns: [{column: 'E-mail', action: 'drop'}]})).toBe('accepted');
+  });
+
+  test('each entry names a column once and says what to do; actions in any case, columns trimmed', () => {
+    const {config} = parseConfig(
+      {
+        ...BASE,
+        sensitive_columns: [
+          {column: ' E-mail ', action: 'HASH'},
+          {column: 'phone', action: 'drop'},
+        ],
+        hash_salt: SALT,
+      },
+      NOW
+    );
+    expect(config.sensitive_columns).toEqual([
+      {column: 'E-mail', action: 'hash'},
+      {column: 'phone', action: 'drop'},
+    ]);
+    expect(config.hash_salt).toBe(SALT);
+    expect(parseConfig(BASE, NOW).config.sensitive_columns).toEqual([]);
+    expect(messageOf({sensitive_columns: 'E-mail'})).toMatch(
+      /'sensitive_columns' must be a list of columns and what to do/
+    );
+    expect(messageOf({sensitive_columns: [{action: 'drop'}]})).toMatch(/sensitive_columns\[0\] must name a column/);
+    expect(messageOf({sensitive_columns: [{column: 'Phone', action: 'mask'}]})).toMatch(
+      /sensitive_columns\[0\] \("Phone"\) must say what to do with the column: "action" is one of hash, drop, keep, got "mask"/
+    );
+    expect(messageOf({sensitive_columns: [{column: 'Phone'}]})).toMatch(/got null/);
+    expect(
+      messageOf({
+        sensitive_columns: [
+          {column: 'Phone', action: 'drop'},
+          {column: 'Phone ', action: 'keep'},
+        ],
+      })
+    ).toMatch(/sensitive_columns\[1\] names "Phone" again \(see sensitive_columns\[0\]\)/);
+  });
+});

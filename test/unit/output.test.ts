@@ -1,5 +1,6 @@
 import {execFileSync} from 'child_process';
 import {AirbyteMessageType} from 'faros-airbyte-cdk/lib/protocol';
+import {createHmac} from 'crypto';
 import fs from 'fs';
 import path from 'path';
 import {Writable} from 'stream';
@@ -7,7 +8,7 @@ import {Writable} from 'stream';
 import {recordMessage, streamState} from '../../src/protocol/messages';
 import {MessageWriter} from '../../src/protocol/output';
 import {RecordEncoder} from '../../src/protocol/record-encoder';
-import {RecordShape, shapeChanges, shapeRecord} from '../../src/sync/output-port';
+import {recordCounter, RecordShape, shapeChanges, shapeRecords} from '../../src/sync/output-port';
 import {tempDir} from '../helpers/connector';
 import {batchOf} from '../helpers/rows';
 
@@ -130,7 +131,7 @@ describe('RecordEncoder', () => {
     expect(chunks.filter((c) => c.length > 4096)).toHaveLength(1);
   });
 
-  test('writes every kind of field of a shape as the record shapeRecord makes of the row, keys in shape order', () => {
+  test('writes every kind of field of a shape as the record shapeRecords makes of the row, keys in shape order', () => {
     const keys = TRICKY_CELLS.map((c, i) =>
       i === 0 ? 'Response ID' : i === 5 ? '__proto__' : i === 6 ? '10' : i === 7 ? '2' : `Q${i}: ${c.slice(0, 9)}`
     );
@@ -140,7 +141,7 @@ describe('RecordEncoder', () => {
         {kind: 'constant', name: 'quest_id', value: 'q "1"'},
         {kind: 'text', name: 'response_id', index: 1},
         {kind: 'cell', name: 'created', index: 2},
-        {kind: 'cells', name: 'answers', keys},
+        {kind: 'cells', name: 'answers', cells: keys.map((key, index) => ({key, index}))},
         {kind: 'constant', name: 'nothing', value: null},
         {kind: 'text', name: 'past_the_row', index: 99},
         {kind: 'cell', name: 'again', index: 3},
@@ -153,19 +154,149 @@ describe('RecordEncoder', () => {
     expect(lines.pop()).toBe('');
     // The same JSON value; "__proto__" is an answer like any other.
     expect(lines.map((l) => JSON.parse(l))).toEqual(
-      rows.map((row) => recordMessage(shape.stream, shapeRecord(shape, row), 7))
+      rows.map((row) => recordMessage(shape.stream, shapeRecords(shape, row)[0], 7))
     );
     // Keys in the shape's order, integer-like ones too (JSON.stringify would put those first).
     for (const line of lines) {
       const at = keys.map((k) => line.indexOf(`${JSON.stringify(k)}:`, line.indexOf('"answers":')));
       expect(at.every((p, i) => p > (i === 0 ? 0 : at[i - 1]))).toBe(true);
     }
-    const numbered: RecordShape = {stream: {name: 's'}, fields: [{kind: 'cells', name: 'a', keys: ['2', 'x', '1']}]};
+    const numbered: RecordShape = {
+      stream: {name: 's'},
+      fields: [{kind: 'cells', name: 'a', cells: ['2', 'x', '1'].map((key, index) => ({key, index}))}],
+    };
     const line = Buffer.concat(new RecordEncoder(numbered).encode(batchOf([['b', 'x', '']]), 7, 512)).toString('utf8');
     expect(line).toBe(
       '{"type":"RECORD","record":{"stream":"s","emitted_at":7,"data":{"a":{"2":"b","x":"x","1":null}}}}\n'
     );
-    expect(JSON.parse(line).record.data).toEqual(shapeRecord(numbered, ['b', 'x', '']));
+    expect(JSON.parse(line).record.data).toEqual(shapeRecords(numbered, ['b', 'x', ''])[0]);
+  });
+});
+
+describe('long shapes and hashed cells', () => {
+  const SALT = 'a salt of sixteen+';
+  const hmac = (value: string) => createHmac('sha256', SALT).update(value, 'utf8').digest('hex');
+  const NUMBERS = [
+    '0',
+    '-0',
+    '12',
+    '-3.25',
+    '007',
+    '1e5',
+    '+1',
+    '1.',
+    '.5',
+    '3,5',
+    ' 4',
+    '4 ',
+    '-',
+    '12345678901234567890.5',
+  ];
+
+  function encodeLines(shape: RecordShape, rows: string[][], batchBytes = 512): string[] {
+    const lines = Buffer.concat(new RecordEncoder(shape).encode(batchOf(rows), 7, batchBytes))
+      .toString('utf8')
+      .split('\n');
+    expect(lines.pop()).toBe('');
+    return lines;
+  }
+
+  test('a record per non-empty answer cell, as shapeRecords makes them; a plain number also as a number', () => {
+    const cells = TRICKY_CELLS.map((c, index) => ({
+      index,
+      constants: [
+        {name: 'column', value: `c${index}`},
+        {name: 'option', value: index % 2 ? null : `O "${c.slice(0, 4)}"`},
+      ],
+      ...(index === 4 ? {hash: true} : {}),
+    }));
+    const shape: RecordShape = {
+      stream: {name: 'answers', namespace: 'ns'},
+      hashSalt: SALT,
+      fields: [
+        {kind: 'constant', name: 'quest_id', value: 'q'},
+        {kind: 'text', name: 'response_id', index: 1},
+        {kind: 'time', name: 'created', index: 2},
+        {kind: 'cell', name: 'again', index: 3, hash: true},
+        {kind: 'answer', cells, value: 'value', number: 'value_number'},
+        {kind: 'constant', name: 'end', value: 'e'},
+      ],
+    };
+    const numbers = NUMBERS.map((n) => TRICKY_CELLS.map((c, i) => (i === 5 ? n : c)));
+    const rows = [TRICKY_CELLS, TRICKY_CELLS.map(() => ''), [...TRICKY_CELLS].reverse(), ...numbers];
+    const huge = TRICKY_CELLS.map((c, i) => (i === 9 ? c.repeat(3000) : c));
+    const all = [...rows, huge, ...rows];
+    const lines = encodeLines(shape, all, 300);
+    const expected = all.flatMap((row) => shapeRecords(shape, row));
+    expect(lines.map((line) => JSON.parse(line).record.data)).toEqual(expected);
+    expect(lines.map((line) => JSON.parse(line).record.namespace)).toEqual(expected.map(() => 'ns'));
+    // Each answer's record carries the changes of its row's fields: here a Created that is no time.
+    const changes = all.flatMap((row) => shapeRecords(shape, row).map(() => shapeChanges(shape, row)));
+    expect(lines.map((line) => JSON.parse(line).record.meta?.changes ?? [])).toEqual(changes);
+    expect(changes.filter((c) => c.length).length).toBeGreaterThan(0);
+    // What a STATE counts: the records, not the rows.
+    expect(recordCounter(shape)(batchOf(all))).toBe(expected.length);
+    // An empty row gives no record; every non-empty cell gives one.
+    expect(
+      shapeRecords(
+        shape,
+        TRICKY_CELLS.map(() => '')
+      )
+    ).toEqual([]);
+    const numbered = NUMBERS.map((n) => {
+      const record = shapeRecords(shape, numbers[NUMBERS.indexOf(n)]).find((r) => r.column === 'c5');
+      return [n, record?.value_number];
+    });
+    expect(numbered).toEqual([
+      ['0', 0],
+      ['-0', -0],
+      ['12', 12],
+      ['-3.25', -3.25],
+      ['007', null],
+      ['1e5', null],
+      ['+1', null],
+      ['1.', null],
+      ['.5', null],
+      ['3,5', null],
+      [' 4', null],
+      ['4 ', null],
+      ['-', null],
+      ['12345678901234567890.5', Number('12345678901234567890.5')],
+    ]);
+    // The number is written digit for digit, as the cell has it.
+    expect(lines.filter((l) => l.includes('"value_number":12345678901234567890.5,'))).toHaveLength(2);
+    // A hashed cell: its HMAC, never a number.
+    const hashed = shapeRecords(shape, TRICKY_CELLS).find((r) => r.column === 'c4');
+    expect(hashed).toMatchObject({value: hmac(TRICKY_CELLS[4]), value_number: null, again: hmac(TRICKY_CELLS[3])});
+  });
+
+  test('hashed cells of a quest stream and of an answers object; a dropped cell is simply not in the shape', () => {
+    const shape: RecordShape = {
+      stream: {name: 'responses'},
+      hashSalt: SALT,
+      fields: [
+        {kind: 'cell', name: 'a', index: 0},
+        {kind: 'cell', name: 'b', index: 1, hash: true},
+        {kind: 'cell', name: 'c', index: 2},
+        {
+          kind: 'cells',
+          name: 'answers',
+          cells: [
+            {key: 'x', index: 0},
+            {key: 'y', index: 2, hash: true},
+            {key: 'z', index: 4},
+          ],
+        },
+      ],
+    };
+    const rows = [TRICKY_CELLS, TRICKY_CELLS.map(() => ''), [...TRICKY_CELLS].reverse()];
+    const lines = encodeLines(shape, rows);
+    expect(lines.map((line) => JSON.parse(line).record.data)).toEqual(rows.map((row) => shapeRecords(shape, row)[0]));
+    expect(shapeRecords(shape, TRICKY_CELLS)[0]).toMatchObject({
+      b: hmac(TRICKY_CELLS[1]),
+      answers: {x: null, y: hmac(TRICKY_CELLS[2]), z: TRICKY_CELLS[4]},
+    });
+    expect(shapeRecords(shape, ['', '', ''])[0]).toMatchObject({b: null, answers: {x: null, y: null, z: null}});
   });
 });
 
@@ -176,7 +307,7 @@ describe('RecordEncoder: time fields', () => {
       fields: [
         {kind: 'text', name: 'response_id', index: 0},
         {kind: 'time', name: 'created', index: 1},
-        {kind: 'cells', name: 'answers', keys: ['Response ID', 'Created', 'Q1']},
+        {kind: 'cells', name: 'answers', cells: ['Response ID', 'Created', 'Q1'].map((key, index) => ({key, index}))},
         {kind: 'time', name: 'Q1 as a time', index: 2},
       ],
     };
@@ -191,7 +322,7 @@ describe('RecordEncoder: time fields', () => {
       .trimEnd()
       .split('\n');
     const expected = rows.map((row) => {
-      const message = recordMessage(shape.stream, shapeRecord(shape, row), 7) as unknown as {
+      const message = recordMessage(shape.stream, shapeRecords(shape, row)[0], 7) as unknown as {
         record: Record<string, unknown>;
       };
       const changes = shapeChanges(shape, row);

@@ -5,6 +5,7 @@ import {QuestPlan, QuestSyncContext} from '../../src/sync/windows/quest-plan';
 import {QuestSync} from '../../src/sync/windows/quest-sync';
 import {ExportSlots, Priority} from '../../src/sync/exports/export-slots';
 import {FakeExportApi, FakeScript, prng, quietLogger, recordingOutput, virtualRuntime} from '../helpers/fake-api';
+import {parsedConfig} from '../helpers/fixtures';
 
 const Q = 'q1';
 const STREAM = 'quest_q1';
@@ -86,7 +87,7 @@ async function readQuest(
 /** A quest stream's records whose configured schema lists every column of `header` (column_names "survey"). */
 function columnsOf(stream: {name: string}, questId: string, header: readonly string[]): QuestColumns {
   const columns = {names: new Set(header), titles: new Set(header), times: new Set<string>()};
-  return new QuestColumns(stream, questId, columns, 'survey', quietLogger());
+  return new QuestColumns(stream, questId, columns, parsedConfig({column_names: 'survey'}), quietLogger());
 }
 
 /** A quest's sync as the reader builds it, its checkpoints starting at `cursor` (default: `from`). */

@@ -35,7 +35,7 @@ export async function discover(
       (a, b) => Object.keys(b.json_schema.properties ?? {}).length - Object.keys(a.json_schema.properties ?? {}).length
     )[0];
     logger.warn(
-      `The catalog has ${fields} fields in ${streams.length} streams, more than the ${AIRBYTE_MAX_FIELDS} Airbyte accepts in one connection, so Airbyte will refuse to save it (the widest stream, ${widest.name}, has ${Object.keys(widest.json_schema.properties ?? {}).length}). Set stream_layout to combined (one responses stream, whose answers are one object whatever the number of questions), or split quest_ids over several sources and connections, or deselect streams or columns until the connection has at most ${AIRBYTE_MAX_FIELDS}.`
+      `The catalog has ${fields} fields in ${streams.length} streams, more than the ${AIRBYTE_MAX_FIELDS} Airbyte accepts in one connection, so Airbyte will refuse to save it (the widest stream, ${widest.name}, has ${Object.keys(widest.json_schema.properties ?? {}).length}). Set stream_layout to combined (one responses stream, whose answers are one object whatever the number of questions) or long (one answers stream, a row per answer), or split quest_ids over several sources and connections, or deselect streams or columns until the connection has at most ${AIRBYTE_MAX_FIELDS}.`
     );
   }
   return {streams};

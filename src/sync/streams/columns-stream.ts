@@ -6,8 +6,9 @@ import {formatUtcTimestamp, parseUtcTimestamp} from '../../core/time';
 import {probeHeader} from './header-sample';
 import {StreamRef} from '../output-port';
 import {Priority} from '../exports/export-slots';
-import {objectSchema, recordColumns} from './record-columns';
+import {objectSchema, questionParts, recordColumns} from './record-columns';
 import {answerKeys} from './responses-stream';
+import {sensitiveHeader} from './sensitive-columns';
 import {cursorOf} from '../state/stream-state';
 import {catalogStream, ReadEnv, StreamDefinition, streamRef} from './stream-definition';
 
@@ -29,6 +30,8 @@ export interface ColumnRecord {
   option: string | null;
   first_seen_at: string;
   seen_at: string;
+  /** What sensitive_columns does to it: hashed, dropped, or nothing (null). */
+  sensitive: 'hashed' | 'dropped' | null;
 }
 
 /** The stream as discover lists it: the same schema for every quest; its cursor is the sync's time. */
@@ -52,33 +55,15 @@ export function columnsCatalogStream() {
         description: 'When this connection first saw the column in the export.',
       },
       seen_at: {type: 'string', format: 'date-time', description: 'When this sync saw the column; the cursor.'},
+      sensitive: {
+        type: ['null', 'string'],
+        description:
+          'What sensitive_columns does to the column\'s values: "hashed" (HMAC-SHA-256 under hash_salt), "dropped" (in no record), else null.',
+      },
     }),
     COLUMNS_CURSOR,
     [['quest_id'], ['column']]
   );
-}
-
-/**
- * Splits expanded multiple-choice headers into question and option: a header "Q: O" is a question
- * with an option when another header of the export starts with the same "Q: ". A header with no such
- * sibling is a question of its own, whatever colons it holds.
- */
-export function questionParts(header: readonly string[]): {question: string; option: string | null}[] {
-  const prefixes = new Map<string, number>();
-  const prefixOf = (h: string): string | undefined => {
-    const at = h.lastIndexOf(': ');
-    return at > 0 ? h.slice(0, at) : undefined;
-  };
-  for (const h of header) {
-    const p = prefixOf(h);
-    if (p !== undefined) prefixes.set(p, (prefixes.get(p) ?? 0) + 1);
-  }
-  return header.map((h) => {
-    const p = prefixOf(h);
-    return p !== undefined && (prefixes.get(p) ?? 0) > 1
-      ? {question: p, option: h.slice(p.length + 2)}
-      : {question: h, option: null};
-  });
 }
 
 /** What the stream's state remembers of a column between syncs: when it was first seen, and a digest of its header. */
@@ -120,6 +105,7 @@ export function columnRecords(
       ? answerKeys(header)
       : recordColumns(header, config.column_names).map((c) => c.name);
   const parts = questionParts(header);
+  const {treatments} = sensitiveHeader(header, config, questId);
   const known = (seen[questId] ??= {});
   return header.map((text, i) => {
     // A column whose header text changed under the same name (survey naming) is a new column.
@@ -135,6 +121,7 @@ export function columnRecords(
       option: parts[i].option,
       first_seen_at: firstSeen,
       seen_at: seenAt,
+      sensitive: treatments[i] === 'hash' ? 'hashed' : treatments[i] === 'drop' ? 'dropped' : null,
     };
   });
 }

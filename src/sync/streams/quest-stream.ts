@@ -1,7 +1,7 @@
 import {AirbyteLogger} from 'faros-airbyte-cdk/lib/logger';
 
 import {mapLimited} from '../../core/concurrency';
-import {ColumnNames} from '../../core/config';
+import {QuestbackConfig} from '../../core/config';
 import {connectorError} from '../../core/errors';
 import {formatUtcTimestamp, TimeWindow} from '../../core/time';
 import {RecordField, RecordShape, StreamRef} from '../output-port';
@@ -23,6 +23,7 @@ import {
   WINDOW_PROPERTIES,
   WINDOW_START_FIELD,
 } from './record-columns';
+import {QuestSensitivity, sensitiveHeader, sensitiveNotes, Treatment} from './sensitive-columns';
 import {CatalogStream, catalogStream, ConfiguredStream, StreamDefinition, streamRef} from './stream-definition';
 import {plural} from '../../core/quantities';
 
@@ -45,23 +46,40 @@ export function questIdFromStreamName(name: string): string | undefined {
  * fields. The platform keeps only the fields listed here, so a column missing from it never reaches
  * the warehouse: discover must see every column, and a schema refresh picks up new ones.
  */
-export function questSchema(columns: readonly Column[]): JsonSchema {
+export function questSchema(columns: readonly Column[], treatments: readonly Treatment[] = []): JsonSchema {
   const properties: JsonSchema['properties'] = {};
-  for (const column of columns) {
+  columns.forEach((column, i) => {
+    if (treatments[i] === 'drop') return;
     properties[column.name] = {
       type: ['null', 'string'],
       ...(column.format ? {format: column.format} : {}),
       ...(column.title !== column.name ? {title: column.title} : {}),
+      ...(treatments[i] === 'hash' ? {description: HASHED_DESCRIPTION} : {}),
     };
-  }
+  });
   properties[QUEST_ID_FIELD] = {type: 'string', description: 'Id of the quest (survey) the response belongs to.'};
   return objectSchema({...properties, ...WINDOW_PROPERTIES});
 }
 
-/** The quest's stream as discover lists it: its columns (from a sample export), the response id its key. */
-export function questCatalogStream(questId: string, columns: readonly Column[]): CatalogStream {
+const HASHED_DESCRIPTION =
+  'Sensitive column (sensitive_columns): the HMAC-SHA-256 of the value keyed by hash_salt, 64 hex digits; null for an empty cell.';
+
+/**
+ * The quest's stream as discover lists it: its columns (from a sample export), the response id its
+ * key; a dropped sensitive column is not listed, a hashed one says so.
+ */
+export function questCatalogStream(
+  questId: string,
+  columns: readonly Column[],
+  treatments: readonly Treatment[] = []
+): CatalogStream {
   const key = responseIdColumn(columns);
-  return catalogStream(streamNameFor(questId), questSchema(columns), CURSOR_FIELD, key ? [[key]] : undefined);
+  return catalogStream(
+    streamNameFor(questId),
+    questSchema(columns, treatments),
+    CURSOR_FIELD,
+    key ? [[key]] : undefined
+  );
 }
 
 /** The stream state is the quest's own. */
@@ -108,9 +126,10 @@ function configuredColumns(configured: ConfiguredStream): ConfiguredColumns {
  */
 export class QuestColumns implements QuestRecords {
   readonly knownTitles: ReadonlySet<string>;
-  /** The columns of the header read last, and the names of every column seen since the sync began. */
-  private columns: Column[] | undefined;
+  /** The columns of the header read last (dropped sensitive columns left out), and the names of every column seen since the sync began. */
+  private columns: (Column & {index: number; hash: boolean})[] | undefined;
   private readonly seenNames = new Set<string>();
+  private readonly sensitivity: QuestSensitivity;
   /** Configured columns the naming rule would now name otherwise, said once a sync. */
   private readonly told = new Set<string>();
 
@@ -118,17 +137,22 @@ export class QuestColumns implements QuestRecords {
     private readonly stream: StreamRef,
     private readonly questId: string,
     private readonly configured: ConfiguredColumns,
-    private readonly columnNames: ColumnNames,
+    private readonly config: QuestbackConfig,
     private readonly logger: AirbyteLogger
   ) {
     this.knownTitles = configured.titles;
+    this.sensitivity = new QuestSensitivity(config, questId, logger);
   }
 
   header(header: string[]): number {
     const {stream, questId} = this;
     const {names, primaryKey, pinned} = this.configured;
-    const columns = recordColumns(header, this.columnNames, pinned);
-    this.tellMoved(header, columns);
+    const treatments = this.sensitivity.treatments(header);
+    const named = recordColumns(header, this.config.column_names, pinned);
+    this.tellMoved(header, named);
+    const columns = named.flatMap((c, index) =>
+      treatments[index] === 'drop' ? [] : [{...c, index, hash: treatments[index] === 'hash'}]
+    );
     const missing = columns.filter((c) => !names.has(c.name));
     if (columns.length > 0 && missing.length === columns.length) {
       throw connectorError(
@@ -159,7 +183,7 @@ export class QuestColumns implements QuestRecords {
     for (const c of columns) this.seenNames.add(c.name);
     this.columns = columns;
     const key = responseIdColumn(columns);
-    return key === undefined ? -1 : columns.findIndex((c) => c.name === key);
+    return columns.find((c) => c.name === key)?.index ?? -1;
   }
 
   /**
@@ -167,7 +191,7 @@ export class QuestColumns implements QuestRecords {
    * question whose name collides with it, a schema refresh would rename it: said, with what to do.
    */
   private tellMoved(header: readonly string[], columns: readonly Column[]): void {
-    const rule = recordColumns(header, this.columnNames);
+    const rule = recordColumns(header, this.config.column_names);
     columns.forEach((c, i) => {
       if (c.name === rule[i].name || this.configured.pinned?.get(c.title) !== c.name || this.told.has(c.name)) return;
       this.told.add(c.name);
@@ -182,14 +206,13 @@ export class QuestColumns implements QuestRecords {
 
   shape(window: TimeWindow): RecordShape {
     // A column the configured schema types as date-time is written as RFC 3339 (or null, said in meta.changes).
-    const cells: RecordField[] = (this.columns ?? []).map((c, index) => ({
-      kind: this.configured.times.has(c.name) ? 'time' : 'cell',
-      name: c.name,
-      index,
-    }));
+    const cells: RecordField[] = (this.columns ?? []).map(({name, index, hash}) =>
+      hash ? {kind: 'cell', name, index, hash} : {kind: this.configured.times.has(name) ? 'time' : 'cell', name, index}
+    );
     const constant = (name: string, value: string): RecordField => ({kind: 'constant', name, value});
     return {
       stream: this.stream,
+      ...(this.config.hash_salt ? {hashSalt: this.config.hash_salt} : {}),
       fields: [
         ...cells,
         constant(QUEST_ID_FIELD, this.questId),
@@ -210,13 +233,18 @@ export const questStreams: StreamDefinition = {
       const sample = await probeHeader({...ctx, end: ctx.syncEnd}, questId);
       if (!sample.header) return questCatalogStream(questId, []);
       const columns = typeColumns(recordColumns(sample.header, config.column_names), sample.rows);
+      const sensitive = sensitiveHeader(sample.header, config, questId);
+      for (const note of sensitiveNotes(sample.header, config, questId, sensitive)) {
+        if (note.warn) logger.warn(note.text);
+        else logger.info(note.text);
+      }
       const renamed = columns.filter((c) => c.name !== c.title).length;
       if (renamed && config.column_names === 'warehouse') {
         logger.info(
           `Quest ${questId}: ${renamed} of ${plural(columns.length, 'column')} renamed to warehouse-safe names; the header texts are kept as titles and in the columns stream`
         );
       }
-      return questCatalogStream(questId, columns);
+      return questCatalogStream(questId, columns, sensitive.treatments);
     });
   },
 
@@ -226,7 +254,7 @@ export const questStreams: StreamDefinition = {
     if (!questId || ctx.config.stream_layout !== 'per_quest') return undefined;
     const incremental = configured.sync_mode === 'incremental';
     const {from, progress} = questStart(ctx, `Stream ${ref.name}`, state, incremental);
-    const records = new QuestColumns(ref, questId, configuredColumns(configured), ctx.config.column_names, ctx.logger);
+    const records = new QuestColumns(ref, questId, configuredColumns(configured), ctx.config, ctx.logger);
     const plan: QuestPlan = {
       questId,
       stream: ref,

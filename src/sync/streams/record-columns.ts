@@ -41,6 +41,29 @@ export function recordColumns(
 }
 
 /**
+ * Splits expanded multiple-choice headers into question and option: a header "Q: O" is a question
+ * with an option when another header of the export starts with the same "Q: ". A header with no such
+ * sibling is a question of its own, whatever colons it holds.
+ */
+export function questionParts(header: readonly string[]): {question: string; option: string | null}[] {
+  const prefixes = new Map<string, number>();
+  const prefixOf = (h: string): string | undefined => {
+    const at = h.lastIndexOf(': ');
+    return at > 0 ? h.slice(0, at) : undefined;
+  };
+  for (const h of header) {
+    const p = prefixOf(h);
+    if (p !== undefined) prefixes.set(p, (prefixes.get(p) ?? 0) + 1);
+  }
+  return header.map((h) => {
+    const p = prefixOf(h);
+    return p !== undefined && (prefixes.get(p) ?? 0) > 1
+      ? {question: p, option: h.slice(p.length + 2)}
+      : {question: h, option: null};
+  });
+}
+
+/**
  * Types the columns. A column's type must not depend on whether the quest had responses when
  * discover ran: a type that changes on a schema refresh is a breaking change in Airbyte. So the
  * header decides: `Created` (any case), the creation time, is date-time also for an empty sample;

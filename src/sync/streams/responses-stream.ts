@@ -1,14 +1,25 @@
+import {AirbyteLogger} from 'faros-airbyte-cdk/lib/logger';
+
 import {findQuestInaccessible} from '../../api/api-error';
+import {QuestbackConfig} from '../../core/config';
 import {connectorError, errorMessage, failureTypeOf, isAuthFailure} from '../../core/errors';
 import {formatUtcTimestamp, TimeWindow} from '../../core/time';
 import {isCreatedHeader, isResponseIdHeader} from '../../csv/header';
-import {RecordShape, StreamRef} from '../output-port';
+import {ObjectCell, RecordShape, StreamRef, SyncOutput} from '../output-port';
 import {StateCodec, StreamCheckpoints} from '../state/checkpoints';
 import {invalidState, questState} from '../state/stream-state';
 import {QuestPlan, QuestRecords} from '../windows/quest-plan';
 import {questStart, readQuest} from './quest-read';
 import {CURSOR_FIELD, objectSchema, WINDOW_PROPERTIES, WINDOW_START_FIELD} from './record-columns';
-import {catalogStream, StreamDefinition, streamRef} from './stream-definition';
+import {describeConfigured, QuestSensitivity} from './sensitive-columns';
+import {
+  catalogStream,
+  ConfiguredStream,
+  PlanContext,
+  StreamDefinition,
+  StreamRead,
+  streamRef,
+} from './stream-definition';
 
 // The combined layout: one stream `responses` for every quest, its answers in one object keyed by
 // header text, the progress of every quest in its one state (a map of quests).
@@ -17,7 +28,7 @@ export const RESPONSES_STREAM = 'responses';
 const ANSWERS_FIELD = 'answers';
 
 /** The stream as discover lists it: no export needed, the schema is the same for every quest. */
-export function responsesCatalogStream() {
+export function responsesCatalogStream(config?: QuestbackConfig) {
   return catalogStream(
     RESPONSES_STREAM,
     objectSchema({
@@ -31,8 +42,7 @@ export function responsesCatalogStream() {
       },
       [ANSWERS_FIELD]: {
         type: 'object',
-        description:
-          'Every column of the export, keyed by its header text exactly as exported (a repeated header text gets " (2)", " (3)" … by occurrence); values are strings, or null for an empty cell.',
+        description: `Every column of the export, keyed by its header text exactly as exported (a repeated header text gets " (2)", " (3)" … by occurrence); values are strings, or null for an empty cell.${config ? describeConfigured(config) : ''}`,
         additionalProperties: {type: ['null', 'string']},
       },
       ...WINDOW_PROPERTIES,
@@ -88,6 +98,22 @@ export function questStatesOf(streamState: unknown, stream: string): Record<stri
 }
 
 /**
+ * The index of the Response ID column, the key of a stream of all quests; an export without it fails
+ * before any record: a record without its key would be merged or dropped.
+ */
+export function responseIdIndex(header: readonly string[], stream: StreamRef, questId: string): number {
+  const idIndex = header.findIndex(isResponseIdHeader);
+  if (idIndex < 0) {
+    throw connectorError(
+      'config_error',
+      `Stream ${stream.name}: the export of quest ${questId} has no Response ID column, the key of the ${stream.name} stream, so its records would reach the warehouse without their key. Nothing of this window was emitted. Tell Questback support (quest ${questId}) that the export has no response id column, or remove the quest from quest_ids.`,
+      {questId, stream: stream.name, column: 'Response ID'}
+    );
+  }
+  return idIndex;
+}
+
+/**
  * A quest's rows as records of `responses`: the quest id, the response id (an export without that
  * column fails, before any record: a record without its key would be merged or dropped), the
  * creation time, and every cell under its header text.
@@ -95,38 +121,40 @@ export function questStatesOf(streamState: unknown, stream: string): Record<stri
 export class QuestAnswers implements QuestRecords {
   /** Any first line is taken as the header: the schema names no columns to recognise it by. */
   readonly knownTitles: ReadonlySet<string> = new Set();
-  private answers: {keys: string[]; idIndex: number; createdIndex: number} | undefined;
+  private answers: {cells: ObjectCell[]; idIndex: number; createdIndex: number} | undefined;
+  private readonly sensitivity: QuestSensitivity;
 
   constructor(
     private readonly stream: StreamRef,
-    private readonly questId: string
-  ) {}
+    private readonly questId: string,
+    private readonly config: QuestbackConfig,
+    logger: AirbyteLogger
+  ) {
+    this.sensitivity = new QuestSensitivity(config, questId, logger);
+  }
 
   header(header: string[]): number {
-    const {stream, questId} = this;
-    const idIndex = header.findIndex(isResponseIdHeader);
-    if (idIndex < 0) {
-      throw connectorError(
-        'config_error',
-        `Stream ${stream.name}: the export of quest ${questId} has no Response ID column, the key of the ${stream.name} stream, so its records would reach the warehouse without their key. Nothing of this window was emitted. Tell Questback support (quest ${questId}) that the export has no response id column, or remove the quest from quest_ids.`,
-        {questId, stream: stream.name, column: 'Response ID'}
-      );
-    }
-    this.answers = {keys: answerKeys(header), idIndex, createdIndex: header.findIndex(isCreatedHeader)};
+    const idIndex = responseIdIndex(header, this.stream, this.questId);
+    const treatments = this.sensitivity.treatments(header);
+    const cells = answerKeys(header).flatMap((key, index): ObjectCell[] =>
+      treatments[index] === 'drop' ? [] : [{key, index, ...(treatments[index] === 'hash' ? {hash: true} : {})}]
+    );
+    this.answers = {cells, idIndex, createdIndex: header.findIndex(isCreatedHeader)};
     return idIndex;
   }
 
   shape(window: TimeWindow): RecordShape {
-    const {keys, idIndex, createdIndex} = this.answers ?? {keys: [], idIndex: 0, createdIndex: -1};
+    const {cells, idIndex, createdIndex} = this.answers ?? {cells: [], idIndex: 0, createdIndex: -1};
     return {
       stream: this.stream,
+      ...(this.config.hash_salt ? {hashSalt: this.config.hash_salt} : {}),
       fields: [
         {kind: 'constant', name: 'quest_id', value: this.questId},
         {kind: 'text', name: 'response_id', index: idIndex},
         createdIndex < 0
           ? {kind: 'constant', name: 'created', value: null}
           : {kind: 'time', name: 'created', index: createdIndex},
-        {kind: 'cells', name: ANSWERS_FIELD, keys},
+        {kind: 'cells', name: ANSWERS_FIELD, cells},
         {kind: 'constant', name: WINDOW_START_FIELD, value: formatUtcTimestamp(window.since)},
         {kind: 'constant', name: CURSOR_FIELD, value: formatUtcTimestamp(window.until)},
       ],
@@ -136,77 +164,98 @@ export class QuestAnswers implements QuestRecords {
 
 /**
  * The `responses` stream (stream_layout "combined"): every configured quest read by the same
- * machinery as a quest stream (adaptive windows, slots, export policy, resume), its rows written as
- * answers records into this one stream, its progress kept in the one stream state (a map of quests).
- * A quest added to quest_ids later starts from start_date alone; one removed keeps its entry, and
- * the others' cursors are untouched. Windows of the stream are read one at a time (StreamCheckpoints),
- * so that a STATE commits no half-read window. A quest that fails does not stop the others: the
- * stream ends INCOMPLETE naming it, and the next sync resumes it from its cursor.
+ * machinery as a quest stream, its rows written as answers records into this one stream.
  */
 export const responsesStream: StreamDefinition = {
   /** No export: the schema is the same for every quest, and a token proves the credentials. */
   async discover(ctx) {
     if (ctx.config.stream_layout !== 'combined') return [];
     await ctx.authenticate();
-    return [responsesCatalogStream()];
+    return [responsesCatalogStream(ctx.config)];
   },
 
   plan(ctx, configured, state, out) {
     const ref = streamRef(configured);
-    const {config, logger} = ctx;
-    if (ref.name !== RESPONSES_STREAM || config.stream_layout !== 'combined') return undefined;
-    const incremental = configured.sync_mode === 'incremental';
-    const previous = incremental ? questStatesOf(state, ref.name) : {};
-    const stream = new StreamCheckpoints(out, ref, combinedState(previous));
-    const quests = config.quest_ids.map((questId) => {
-      const {from, progress} = questStart(ctx, `Quest ${questId}`, previous[questId], incremental);
-      if (incremental && previous[questId] === undefined && Object.keys(previous).length > 0) {
-        logger.info(`Quest ${questId} is new to this connection: it is read from start_date ${config.start_date}.`);
-      }
-      const plan: QuestPlan = {
-        questId,
-        stream: ref,
-        records: new QuestAnswers(ref, questId),
-        from,
-        end: ctx.syncEnd,
-        ...(progress.density ? {density: progress.density} : {}),
-      };
-      return {plan, checkpoints: stream.quest(questId, progress)};
-    });
-    return {
-      ref,
-      questIds: config.quest_ids,
-      readsResponses: true,
-      heartbeat: stream,
-      read: async (env, skipped) => {
-        const results = await Promise.allSettled(quests.map((q) => readQuest(env, q.plan, q.checkpoints)));
-        const failed: string[] = [];
-        let first: unknown;
-        let records = 0;
-        results.forEach((result, i) => {
-          const {questId} = quests[i].plan;
-          if (result.status === 'fulfilled') records += result.value;
-          else if (isAuthFailure(result.reason) || env.stop.aborted) throw result.reason;
-          else if (config.skip_inaccessible_quests && findQuestInaccessible(result.reason)) {
-            skipped(questId, errorMessage(result.reason));
-          } else {
-            logger.error(`Stream ${ref.name}: quest ${questId} failed: ${errorMessage(result.reason)}`);
-            failed.push(`${questId}: ${errorMessage(result.reason)}`);
-            first ??= result.reason;
-          }
-        });
-        if (failed.length) {
-          throw connectorError(
-            failureTypeOf(first),
-            `Stream ${ref.name}: ${failed.length} of ${quests.length} quest(s) failed (${failed.slice(0, 3).join('; ')}${failed.length > 3 ? '; ...' : ''}). The others were read; the next sync resumes the failed ones from their last checkpoint.`,
-            {stream: ref.name, failed: failed.length},
-            first instanceof Error ? first : undefined
-          );
-        }
-        // A STATE even when no quest had anything to read, so the stream's state always exists.
-        await stream.commit();
-        return records;
-      },
-    };
+    if (ref.name !== RESPONSES_STREAM || ctx.config.stream_layout !== 'combined') return undefined;
+    return planQuestsStream(
+      ctx,
+      configured,
+      state,
+      out,
+      (questId) => new QuestAnswers(ref, questId, ctx.config, ctx.logger)
+    );
   },
 };
+
+/**
+ * The read of a stream of every configured quest (the combined and long layouts): each quest read by
+ * the same machinery as a quest stream (adaptive windows, slots, export policy, resume), its rows
+ * written as the records `records` makes, its progress kept in the one stream state (a map of quests).
+ * A quest added to quest_ids later starts from start_date alone; one removed keeps its entry, and
+ * the others' cursors are untouched. Windows of the stream are read one at a time (StreamCheckpoints),
+ * so that a STATE commits no half-read window. A quest that fails does not stop the others: the
+ * stream ends INCOMPLETE naming it, and the next sync resumes it from its cursor.
+ */
+export function planQuestsStream(
+  ctx: PlanContext,
+  configured: ConfiguredStream,
+  state: unknown,
+  out: SyncOutput,
+  recordsOf: (questId: string) => QuestRecords
+): StreamRead {
+  const ref = streamRef(configured);
+  const {config, logger} = ctx;
+  const incremental = configured.sync_mode === 'incremental';
+  const previous = incremental ? questStatesOf(state, ref.name) : {};
+  const stream = new StreamCheckpoints(out, ref, combinedState(previous));
+  const quests = config.quest_ids.map((questId) => {
+    const {from, progress} = questStart(ctx, `Quest ${questId}`, previous[questId], incremental);
+    if (incremental && previous[questId] === undefined && Object.keys(previous).length > 0) {
+      logger.info(`Quest ${questId} is new to this connection: it is read from start_date ${config.start_date}.`);
+    }
+    const plan: QuestPlan = {
+      questId,
+      stream: ref,
+      records: recordsOf(questId),
+      from,
+      end: ctx.syncEnd,
+      ...(progress.density ? {density: progress.density} : {}),
+    };
+    return {plan, checkpoints: stream.quest(questId, progress)};
+  });
+  return {
+    ref,
+    questIds: config.quest_ids,
+    readsResponses: true,
+    heartbeat: stream,
+    read: async (env, skipped) => {
+      const results = await Promise.allSettled(quests.map((q) => readQuest(env, q.plan, q.checkpoints)));
+      const failed: string[] = [];
+      let first: unknown;
+      let records = 0;
+      results.forEach((result, i) => {
+        const {questId} = quests[i].plan;
+        if (result.status === 'fulfilled') records += result.value;
+        else if (isAuthFailure(result.reason) || env.stop.aborted) throw result.reason;
+        else if (config.skip_inaccessible_quests && findQuestInaccessible(result.reason)) {
+          skipped(questId, errorMessage(result.reason));
+        } else {
+          logger.error(`Stream ${ref.name}: quest ${questId} failed: ${errorMessage(result.reason)}`);
+          failed.push(`${questId}: ${errorMessage(result.reason)}`);
+          first ??= result.reason;
+        }
+      });
+      if (failed.length) {
+        throw connectorError(
+          failureTypeOf(first),
+          `Stream ${ref.name}: ${failed.length} of ${quests.length} quest(s) failed (${failed.slice(0, 3).join('; ')}${failed.length > 3 ? '; ...' : ''}). The others were read; the next sync resumes the failed ones from their last checkpoint.`,
+          {stream: ref.name, failed: failed.length},
+          first instanceof Error ? first : undefined
+        );
+      }
+      // A STATE even when no quest had anything to read, so the stream's state always exists.
+      await stream.commit();
+      return records;
+    },
+  };
+}

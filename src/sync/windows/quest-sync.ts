@@ -1,9 +1,10 @@
 import {describeWindow} from '../../core/time';
+import {RowBatch} from '../../csv/rows';
 import {JobResult} from '../exports/export-job';
 import {ExportJobs, Piece} from '../exports/export-jobs';
 import {reusable, unusable} from '../exports/export-policy';
 import {Priority} from '../exports/export-slots';
-import {RowWriter} from '../output-port';
+import {recordCounter, RowWriter} from '../output-port';
 import {QuestCheckpoints} from '../state/checkpoints';
 import {exportSeal} from '../state/stream-state';
 import {tallyWarnings} from './created-filter';
@@ -158,6 +159,7 @@ export class QuestSync {
     const {checkpoints} = this;
     const where = `window ${describeWindow(piece.window)}`;
     let writer: RowWriter | undefined;
+    let recordsIn: (rows: RowBatch) => number = (rows) => rows.rows;
     const reading = readExportFile(
       {
         api: this.ctx.api,
@@ -178,9 +180,15 @@ export class QuestSync {
         },
         rows: (rows) => {
           const write = (): Promise<void> | undefined => {
-            writer ??= this.ctx.output.rowWriter(records.shape(piece.window));
-            this.total += rows.rows;
-            checkpoints.rowsWritten(rows.rows);
+            if (!writer) {
+              const shape = records.shape(piece.window);
+              writer = this.ctx.output.rowWriter(shape);
+              recordsIn = recordCounter(shape);
+            }
+            // Before the write: the batch's memory goes with it.
+            const count = recordsIn(rows);
+            this.total += count;
+            checkpoints.rowsWritten(count);
             return writer.write(rows);
           };
           const due = checkpoints.beforeRows();

@@ -1,0 +1,11 @@
+import {createHmac} from 'crypto';
+
+/**
+ * The hash of a sensitive column's value: HMAC-SHA-256 of its UTF-8 bytes, exactly as exported, keyed
+ * by the config's hash_salt, as 64 lower-case hex digits. Keyed, so that nobody without the salt can
+ * find a value by hashing a list of candidates (e-mail addresses); the same value under the same salt
+ * hashes the same in every quest, layout and sync. The one place this rule lives.
+ */
+export function keyedHash(salt: string, value: string): string {
+  return createHmac('sha256', salt).update(value, 'utf8').digest('hex');
+}
