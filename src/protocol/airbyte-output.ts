@@ -5,7 +5,7 @@ import {Runtime} from '../core/runtime';
 import {RecordShape, RowWriter, StreamRef, StreamStatus, SyncOutput} from '../sync/output-port';
 import {errorTrace, rateLimitedReason, recordMessage, streamState, streamStatus} from './messages';
 import {MessageWriter} from './output';
-import {RecordEncoder} from './record-encoder';
+import {recordEncoder} from './long-record-encoder';
 
 /** What a read emits, as Airbyte protocol messages on the writer. */
 export class AirbyteOutput implements SyncOutput {
@@ -23,7 +23,7 @@ export class AirbyteOutput implements SyncOutput {
   }
 
   rowWriter(shape: RecordShape): RowWriter {
-    const encoder = new RecordEncoder(shape);
+    const encoder = recordEncoder(shape);
     return {write: (rows) => this.writer.writeRecords(rows, encoder, this.runtime.now())};
   }
 

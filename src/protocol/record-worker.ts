@@ -11,6 +11,7 @@ import {parentPort} from 'worker_threads';
 import {RowBatch} from '../csv/rows';
 import {RecordShape} from '../sync/output-port';
 import {RecordEncoder} from './record-encoder';
+import {recordEncoder} from './long-record-encoder';
 
 /** What the record worker is asked, in order. */
 export type WorkerRequest =
@@ -83,7 +84,7 @@ async function handle(m: WorkerRequest): Promise<void> {
   if (m.kind === 'open') {
     output = openOutput(m.fd);
   } else if (m.kind === 'encoder') {
-    encoders.set(m.id, new RecordEncoder(m.shape));
+    encoders.set(m.id, recordEncoder(m.shape));
   } else if (m.kind === 'drop') {
     encoders.delete(m.id);
   } else {

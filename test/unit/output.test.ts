@@ -7,7 +7,7 @@ import {Writable} from 'stream';
 
 import {recordMessage, streamState} from '../../src/protocol/messages';
 import {MessageWriter} from '../../src/protocol/output';
-import {RecordEncoder} from '../../src/protocol/record-encoder';
+import {recordEncoder} from '../../src/protocol/long-record-encoder';
 import {recordCounter, RecordShape, shapeChanges, shapeRecords} from '../../src/sync/output-port';
 import {tempDir} from '../helpers/connector';
 import {batchOf} from '../helpers/rows';
@@ -121,7 +121,7 @@ function expectedLine(row: readonly string[], at: number): string {
 
 describe('RecordEncoder', () => {
   test('writes each row as JSON.stringify would, in buffers no larger than the batch unless a row is', () => {
-    const encoder = new RecordEncoder(SHAPE);
+    const encoder = recordEncoder(SHAPE);
     const rows = [TRICKY_CELLS, [...TRICKY_CELLS].reverse(), TRICKY_CELLS.map(() => '')];
     const huge = TRICKY_CELLS.map((c, i) => (i === 9 ? c.repeat(5000) : c));
     const chunks = encoder.encode(batchOf([...rows, huge, ...rows]), 1234, 4096);
@@ -148,7 +148,7 @@ describe('RecordEncoder', () => {
       ],
     };
     const rows = [TRICKY_CELLS, TRICKY_CELLS.map(() => ''), [...TRICKY_CELLS].reverse()];
-    const lines = Buffer.concat(new RecordEncoder(shape).encode(batchOf(rows), 7, 512))
+    const lines = Buffer.concat(recordEncoder(shape).encode(batchOf(rows), 7, 512))
       .toString('utf8')
       .split('\n');
     expect(lines.pop()).toBe('');
@@ -165,7 +165,7 @@ describe('RecordEncoder', () => {
       stream: {name: 's'},
       fields: [{kind: 'cells', name: 'a', cells: ['2', 'x', '1'].map((key, index) => ({key, index}))}],
     };
-    const line = Buffer.concat(new RecordEncoder(numbered).encode(batchOf([['b', 'x', '']]), 7, 512)).toString('utf8');
+    const line = Buffer.concat(recordEncoder(numbered).encode(batchOf([['b', 'x', '']]), 7, 512)).toString('utf8');
     expect(line).toBe(
       '{"type":"RECORD","record":{"stream":"s","emitted_at":7,"data":{"a":{"2":"b","x":"x","1":null}}}}\n'
     );
@@ -194,7 +194,7 @@ describe('long shapes and hashed cells', () => {
   ];
 
   function encodeLines(shape: RecordShape, rows: string[][], batchBytes = 512): string[] {
-    const lines = Buffer.concat(new RecordEncoder(shape).encode(batchOf(rows), 7, batchBytes))
+    const lines = Buffer.concat(recordEncoder(shape).encode(batchOf(rows), 7, batchBytes))
       .toString('utf8')
       .split('\n');
     expect(lines.pop()).toBe('');
@@ -317,7 +317,7 @@ describe('RecordEncoder: time fields', () => {
       ['3', '', 'a "quoted" 2026-11-25'],
       ['4', '2026-11-25T04:15:00.5Z', '\u0001 not a time'],
     ];
-    const lines = Buffer.concat(new RecordEncoder(shape).encode(batchOf(rows), 7, 256))
+    const lines = Buffer.concat(recordEncoder(shape).encode(batchOf(rows), 7, 256))
       .toString('utf8')
       .trimEnd()
       .split('\n');
@@ -353,7 +353,7 @@ describe('MessageWriter records, encoded on this thread', () => {
     const {stream, chunks} = slowConsumer();
     const writer = new MessageWriter(stream, (l) => l, 4096);
     expect(writer.encodeInWorker()).toBe(false); // a stream without a file descriptor: encoded here
-    const encoder = new RecordEncoder(SHAPE);
+    const encoder = recordEncoder(SHAPE);
     const expected: string[] = [];
     let waits = 0;
     for (let batch = 0; batch < 60; batch++) {
@@ -401,7 +401,7 @@ describeCompiled('MessageWriter on a worker thread that writes to a pipe (compil
     const fd = fs.openSync(fifo, 'r+');
     const writer = new Writer({fd} as unknown as NodeJS.WritableStream, (l) => l, 4096);
     expect(writer.encodeInWorker()).toBe(true);
-    const encoder = new RecordEncoder(SHAPE);
+    const encoder = recordEncoder(SHAPE);
     const rowsOf = (batch: number): string[][] =>
       Array.from({length: 20}, (_, i) => TRICKY_CELLS.map((c, k) => (k === 1 ? `${batch}.${i}` : c)));
     const batchCost = ((b) => b.bytes.buffer.byteLength + b.cells.buffer.byteLength)(batchOf(rowsOf(0)));

@@ -1,0 +1,161 @@
+import {CellCut, QUOTE, RowBatch} from '../csv/rows';
+import {RecordField, RecordShape} from '../sync/output-port';
+import {copy, jsonKey, writeText} from './json-bytes';
+import {HASH_BYTES, RecordEncoder} from './record-encoder';
+
+const NULL = Buffer.from('null');
+
+/**
+ * Whether the raw cell bytes[start, end) is a plain decimal number (PLAIN_NUMBER in output-port.ts):
+ * where its text lies (inside the quotes of a quoted cell), else undefined.
+ */
+function plainNumber(bytes: Uint8Array, start: number, end: number): [number, number] | undefined {
+  let i = start;
+  let e = end;
+  if (e - i >= 2 && bytes[i] === QUOTE) {
+    i++;
+    e--;
+  }
+  const from = i;
+  if (bytes[i] === 45) i++; // -
+  const digits = i;
+  while (i < e && bytes[i] >= 48 && bytes[i] <= 57) i++;
+  if (i === digits || (i - digits > 1 && bytes[digits] === 48)) return undefined;
+  if (i < e) {
+    if (bytes[i] !== 46) return undefined; // .
+    const fraction = ++i;
+    while (i < e && bytes[i] >= 48 && bytes[i] <= 57) i++;
+    if (i === fraction || i < e) return undefined;
+  }
+  return [from, e];
+}
+
+/** What a long shape writes around each answer (RecordField 'answer'). */
+interface AnswerPart {
+  /** Per answer cell: its index in the row, its constants' bytes, whether it is hashed. */
+  cells: Int32Array;
+  constants: Buffer[];
+  hash: Uint8Array;
+  value: Buffer;
+  number: Buffer;
+  /** The constants after the answer and the close of `data`. */
+  tail: Buffer;
+  /** The most bytes of one answer's record beside the row's part and its cell's text. */
+  fixedBytes: number;
+}
+
+/** The bytes a long shape writes around each answer (RecordField 'answer'); only constants may follow it. */
+function answerPart(fields: readonly RecordField[], at: number, endBytes: number): AnswerPart {
+  const field = fields[at];
+  if (field.kind !== 'answer') throw new Error('answerPart: not an answer field');
+  const first = at === 0;
+  const constants = field.cells.map((c) =>
+    Buffer.from(c.constants.map((k, i) => jsonKey(k.name, first && i === 0) + JSON.stringify(k.value)).join(''))
+  );
+  const noConstants = field.cells.every((c) => c.constants.length === 0);
+  let tail = '';
+  for (const after of fields.slice(at + 1)) {
+    if (after.kind !== 'constant') throw new Error(`a long shape has only constants after its answer (${after.kind})`);
+    tail += jsonKey(after.name, false) + JSON.stringify(after.value);
+  }
+  const value = Buffer.from(jsonKey(field.value, first && noConstants));
+  const number = Buffer.from(jsonKey(field.number, false));
+  const end = Buffer.from(`${tail}}`);
+  const most = Math.max(0, ...constants.map((c) => c.length));
+  return {
+    cells: Int32Array.from(field.cells.map((c) => c.index)),
+    constants,
+    hash: Uint8Array.from(field.cells.map((c) => (c.hash ? 1 : 0))),
+    value,
+    number,
+    tail: end,
+    fixedBytes: most + value.length + 2 + HASH_BYTES + number.length + NULL.length + end.length + endBytes,
+  };
+}
+
+/**
+ * A long shape's encoder (an `answer` field): it writes the row's fields before the answer once per
+ * row, and copies them into the record of each non-empty answer cell, with the answer as text and,
+ * where the cell is a plain number, as a number.
+ */
+export class LongRecordEncoder extends RecordEncoder {
+  private readonly answer: AnswerPart;
+  /** The row part (head and the fields before the answer), written once per row. */
+  private rowPart = new Uint8Array(1024);
+
+  constructor(shape: RecordShape, at: number) {
+    super(shape);
+    this.answer = answerPart(shape.fields, at, this.endBytes);
+  }
+
+  /** The most bytes row r of the batch can take as its lines. */
+  override most(batch: RowBatch, r: number): number {
+    const k = r * (batch.width + 1);
+    const {cells, width} = batch;
+    const answer = this.answer;
+    const part = this.partMost(batch, k);
+    let most = 0;
+    for (let a = 0; a < answer.cells.length; a++) {
+      const i = answer.cells[a];
+      if (i >= width) continue;
+      const length = cells[k + i + 1] - 1 - cells[k + i];
+      // The row's part, the answer's fixed bytes, its text escaped and its number as it is (or its hash).
+      if (length > 0) most += part + answer.fixedBytes + 7 * length;
+    }
+    return most;
+  }
+
+  /** The most bytes a long shape's row part (head and the fields before the answer) takes: from its own cells. */
+  private partMost(batch: RowBatch, k: number): number {
+    let bytes = 0;
+    for (let j = 0; j < this.cells.length; j++) {
+      const i = this.cells[j];
+      if (i < batch.width) bytes += batch.cells[k + i + 1] - batch.cells[k + i];
+    }
+    return this.fixedBytes + 6 * this.repeats * bytes;
+  }
+
+  /** A long shape's records of the row whose cells begin at cells[k]: one per non-empty answer cell. */
+  protected override row(batch: RowBatch, k: number, head: Buffer, buf: Uint8Array, at: number): number {
+    const answer = this.answer;
+    const {bytes, cells, width} = batch;
+    const most = this.partMost(batch, k);
+    if (most > this.rowPart.length) this.rowPart = new Uint8Array(Math.max(most, 2 * this.rowPart.length));
+    const part = this.rowPart;
+    const partEnd = this.fields(batch, k, copy(head, part, 0), part);
+    let o = at;
+    for (let a = 0; a < answer.cells.length; a++) {
+      const index = answer.cells[a];
+      if (index >= width) continue;
+      const start = cells[k + index];
+      const end = cells[k + index + 1] - 1;
+      const quoted = bytes[start] === QUOTE && end > start;
+      if (end - start === (quoted ? 2 : 0)) continue;
+      buf.set(part.subarray(0, partEnd), o);
+      o = copy(answer.constants[a], buf, o + partEnd);
+      o = copy(answer.value, buf, o);
+      const hashed = answer.hash[a] === 1;
+      o = hashed
+        ? this.writeHash(bytes, start, end, buf, o)
+        : writeText(bytes, quoted ? start + 1 : start, quoted ? end - 1 : end, quoted, buf, o);
+      buf[o++] = QUOTE;
+      o = copy(answer.number, buf, o);
+      const number = hashed ? undefined : plainNumber(bytes, start, end);
+      if (number) {
+        buf.set(bytes.subarray(number[0], number[1]), o);
+        o += number[1] - number[0];
+      } else o = copy(NULL, buf, o);
+      let cut: CellCut | undefined;
+      for (let c = this.cutFrom; c < this.cutFrom + this.cutCount; c++)
+        if (this.cuts[c].cell === index) cut = this.cuts[c];
+      o = this.end(buf, copy(answer.tail, buf, o), cut);
+    }
+    return o;
+  }
+}
+
+/** The encoder of a shape: a long one (with an `answer` field) or a wide one. */
+export function recordEncoder(shape: RecordShape): RecordEncoder {
+  const at = shape.fields.findIndex((f) => f.kind === 'answer');
+  return at < 0 ? new RecordEncoder(shape) : new LongRecordEncoder(shape, at);
+}
