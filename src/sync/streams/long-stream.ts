@@ -1,21 +1,9 @@
-import {AirbyteLogger} from 'faros-airbyte-cdk/lib/logger';
-
 import {QuestbackConfig} from '../../core/config';
-import {formatUtcTimestamp, TimeWindow} from '../../core/time';
-import {isCreatedHeader} from '../../csv/header';
-import {AnswerCell, RecordShape, StreamRef} from '../output-port';
-import {QuestRecords} from '../windows/quest-plan';
-import {
-  CURSOR_FIELD,
-  objectSchema,
-  questionParts,
-  recordColumns,
-  WINDOW_PROPERTIES,
-  WINDOW_START_FIELD,
-} from './record-columns';
-import {planQuestsStream, responseIdIndex} from './responses-stream';
-import {describeConfigured, QuestSensitivity} from './sensitive-columns';
-import {catalogStream, StreamDefinition, streamRef} from './stream-definition';
+import {AnswerCell, RecordField} from '../output-port';
+import {CURSOR_FIELD, objectSchema, questionParts, recordColumns, WINDOW_PROPERTIES} from './record-columns';
+import {QuestResponseRecords, questsStream} from './responses-stream';
+import {describeConfigured, Treatment} from './sensitive-columns';
+import {catalogStream} from './stream-definition';
 
 // The long layout: one stream `answers` for every quest, one record per non-empty answer cell, the
 // column named as the wide table names it and split into question and option as `columns` splits it.
@@ -63,28 +51,11 @@ export function answersCatalogStream(config: QuestbackConfig) {
  * gives none), a record with the response's key, the column's name, header, question and option,
  * and the value.
  */
-export class QuestLong implements QuestRecords {
-  /** Any first line is taken as the header: the schema names no columns to recognise it by. */
-  readonly knownTitles: ReadonlySet<string> = new Set();
-  private answers: {cells: AnswerCell[]; idIndex: number; createdIndex: number} | undefined;
-  private readonly sensitivity: QuestSensitivity;
-
-  constructor(
-    private readonly stream: StreamRef,
-    private readonly questId: string,
-    private readonly config: QuestbackConfig,
-    logger: AirbyteLogger
-  ) {
-    this.sensitivity = new QuestSensitivity(config, questId, logger);
-  }
-
-  header(header: string[]): number {
-    const idIndex = responseIdIndex(header, this.stream, this.questId);
-    const createdIndex = header.findIndex(isCreatedHeader);
-    const treatments = this.sensitivity.treatments(header);
+export class QuestLong extends QuestResponseRecords<AnswerCell> {
+  protected cells(header: string[], treatments: Treatment[], idIndex: number, createdIndex: number): AnswerCell[] {
     const names = recordColumns(header, this.config.column_names);
     const parts = questionParts(header);
-    const cells = header.flatMap((text, index): AnswerCell[] => {
+    return header.flatMap((text, index): AnswerCell[] => {
       if (index === idIndex || index === createdIndex || treatments[index] === 'drop') return [];
       const constants = [
         {name: 'column', value: names[index].name},
@@ -94,26 +65,10 @@ export class QuestLong implements QuestRecords {
       ];
       return [{index, constants, ...(treatments[index] === 'hash' ? {hash: true} : {})}];
     });
-    this.answers = {cells, idIndex, createdIndex};
-    return idIndex;
   }
 
-  shape(window: TimeWindow): RecordShape {
-    const {cells, idIndex, createdIndex} = this.answers ?? {cells: [], idIndex: 0, createdIndex: -1};
-    return {
-      stream: this.stream,
-      ...(this.config.hash_salt ? {hashSalt: this.config.hash_salt} : {}),
-      fields: [
-        {kind: 'constant', name: 'quest_id', value: this.questId},
-        {kind: 'text', name: 'response_id', index: idIndex},
-        createdIndex < 0
-          ? {kind: 'constant', name: 'created', value: null}
-          : {kind: 'time', name: 'created', index: createdIndex},
-        {kind: 'answer', cells, value: 'value', number: 'value_number'},
-        {kind: 'constant', name: WINDOW_START_FIELD, value: formatUtcTimestamp(window.since)},
-        {kind: 'constant', name: CURSOR_FIELD, value: formatUtcTimestamp(window.until)},
-      ],
-    };
+  protected answerField(cells: AnswerCell[]): RecordField {
+    return {kind: 'answer', cells, value: 'value', number: 'value_number'};
   }
 }
 
@@ -121,23 +76,9 @@ export class QuestLong implements QuestRecords {
  * The `answers` stream (stream_layout "long"): every configured quest read as `responses` is (the
  * same windows, exports, re-use and exactly-once rules), each row written as its answers.
  */
-export const answersStream: StreamDefinition = {
-  /** No export: the schema is the same for every quest, and a token proves the credentials. */
-  async discover(ctx) {
-    if (ctx.config.stream_layout !== 'long') return [];
-    await ctx.authenticate();
-    return [answersCatalogStream(ctx.config)];
-  },
-
-  plan(ctx, configured, state, out) {
-    const ref = streamRef(configured);
-    if (ref.name !== ANSWERS_STREAM || ctx.config.stream_layout !== 'long') return undefined;
-    return planQuestsStream(
-      ctx,
-      configured,
-      state,
-      out,
-      (questId) => new QuestLong(ref, questId, ctx.config, ctx.logger)
-    );
-  },
-};
+export const answersStream = questsStream(
+  'long',
+  ANSWERS_STREAM,
+  answersCatalogStream,
+  (ref, questId, ctx) => new QuestLong(ref, questId, ctx.config, ctx.logger)
+);

@@ -5,13 +5,13 @@ import {QuestbackConfig} from '../../core/config';
 import {connectorError, errorMessage, failureTypeOf, isAuthFailure} from '../../core/errors';
 import {formatUtcTimestamp, TimeWindow} from '../../core/time';
 import {isCreatedHeader, isResponseIdHeader} from '../../csv/header';
-import {ObjectCell, RecordShape, StreamRef, SyncOutput} from '../output-port';
+import {ObjectCell, RecordField, RecordShape, StreamRef, SyncOutput} from '../output-port';
 import {StateCodec, StreamCheckpoints} from '../state/checkpoints';
 import {invalidState, questState} from '../state/stream-state';
 import {QuestPlan, QuestRecords} from '../windows/quest-plan';
 import {questStart, readQuest} from './quest-read';
 import {CURSOR_FIELD, objectSchema, WINDOW_PROPERTIES, WINDOW_START_FIELD} from './record-columns';
-import {describeConfigured, QuestSensitivity} from './sensitive-columns';
+import {describeConfigured, QuestSensitivity, Treatment} from './sensitive-columns';
 import {
   catalogStream,
   ConfiguredStream,
@@ -114,32 +114,37 @@ export function responseIdIndex(header: readonly string[], stream: StreamRef, qu
 }
 
 /**
- * A quest's rows as records of `responses`: the quest id, the response id (an export without that
- * column fails, before any record: a record without its key would be merged or dropped), the
- * creation time, and every cell under its header text.
+ * A quest's rows as records of a stream of every quest (`responses`, `answers`): each record has the
+ * quest id, the response id (an export without that column fails, before any record: a record
+ * without its key would be merged or dropped) and the creation time, then the answers in the form
+ * of the layout (`cells`, `answerField`).
  */
-export class QuestAnswers implements QuestRecords {
+export abstract class QuestResponseRecords<Cell> implements QuestRecords {
   /** Any first line is taken as the header: the schema names no columns to recognise it by. */
   readonly knownTitles: ReadonlySet<string> = new Set();
-  private answers: {cells: ObjectCell[]; idIndex: number; createdIndex: number} | undefined;
+  private answers: {cells: Cell[]; idIndex: number; createdIndex: number} | undefined;
   private readonly sensitivity: QuestSensitivity;
 
   constructor(
     private readonly stream: StreamRef,
     private readonly questId: string,
-    private readonly config: QuestbackConfig,
+    protected readonly config: QuestbackConfig,
     logger: AirbyteLogger
   ) {
     this.sensitivity = new QuestSensitivity(config, questId, logger);
   }
 
+  /** The answer cells of the header (a dropped sensitive column gives none). */
+  protected abstract cells(header: string[], treatments: Treatment[], idIndex: number, createdIndex: number): Cell[];
+
+  /** The field that writes the answers. */
+  protected abstract answerField(cells: Cell[]): RecordField;
+
   header(header: string[]): number {
     const idIndex = responseIdIndex(header, this.stream, this.questId);
-    const treatments = this.sensitivity.treatments(header);
-    const cells = answerKeys(header).flatMap((key, index): ObjectCell[] =>
-      treatments[index] === 'drop' ? [] : [{key, index, ...(treatments[index] === 'hash' ? {hash: true} : {})}]
-    );
-    this.answers = {cells, idIndex, createdIndex: header.findIndex(isCreatedHeader)};
+    const createdIndex = header.findIndex(isCreatedHeader);
+    const cells = this.cells(header, this.sensitivity.treatments(header), idIndex, createdIndex);
+    this.answers = {cells, idIndex, createdIndex};
     return idIndex;
   }
 
@@ -154,7 +159,7 @@ export class QuestAnswers implements QuestRecords {
         createdIndex < 0
           ? {kind: 'constant', name: 'created', value: null}
           : {kind: 'time', name: 'created', index: createdIndex},
-        {kind: 'cells', name: ANSWERS_FIELD, cells},
+        this.answerField(cells),
         {kind: 'constant', name: WINDOW_START_FIELD, value: formatUtcTimestamp(window.since)},
         {kind: 'constant', name: CURSOR_FIELD, value: formatUtcTimestamp(window.until)},
       ],
@@ -162,30 +167,52 @@ export class QuestAnswers implements QuestRecords {
   }
 }
 
-/**
- * The `responses` stream (stream_layout "combined"): every configured quest read by the same
- * machinery as a quest stream, its rows written as answers records into this one stream.
- */
-export const responsesStream: StreamDefinition = {
-  /** No export: the schema is the same for every quest, and a token proves the credentials. */
-  async discover(ctx) {
-    if (ctx.config.stream_layout !== 'combined') return [];
-    await ctx.authenticate();
-    return [responsesCatalogStream(ctx.config)];
-  },
-
-  plan(ctx, configured, state, out) {
-    const ref = streamRef(configured);
-    if (ref.name !== RESPONSES_STREAM || ctx.config.stream_layout !== 'combined') return undefined;
-    return planQuestsStream(
-      ctx,
-      configured,
-      state,
-      out,
-      (questId) => new QuestAnswers(ref, questId, ctx.config, ctx.logger)
+/** A quest's rows as records of `responses`: every cell under its header text, in one object. */
+export class QuestAnswers extends QuestResponseRecords<ObjectCell> {
+  protected cells(header: string[], treatments: Treatment[]): ObjectCell[] {
+    return answerKeys(header).flatMap((key, index): ObjectCell[] =>
+      treatments[index] === 'drop' ? [] : [{key, index, ...(treatments[index] === 'hash' ? {hash: true} : {})}]
     );
-  },
-};
+  }
+
+  protected answerField(cells: ObjectCell[]): RecordField {
+    return {kind: 'cells', name: ANSWERS_FIELD, cells};
+  }
+}
+
+/**
+ * The definition of a stream of every quest, offered under `layout`: no export at discover (the
+ * schema is the same for every quest, and a token proves the credentials), each quest's rows
+ * written as `recordsOf` makes them.
+ */
+export function questsStream(
+  layout: QuestbackConfig['stream_layout'],
+  name: string,
+  catalogStreamOf: (config: QuestbackConfig) => ReturnType<typeof catalogStream>,
+  recordsOf: (ref: StreamRef, questId: string, ctx: PlanContext) => QuestRecords
+): StreamDefinition {
+  return {
+    async discover(ctx) {
+      if (ctx.config.stream_layout !== layout) return [];
+      await ctx.authenticate();
+      return [catalogStreamOf(ctx.config)];
+    },
+
+    plan(ctx, configured, state, out) {
+      const ref = streamRef(configured);
+      if (ref.name !== name || ctx.config.stream_layout !== layout) return undefined;
+      return planQuestsStream(ctx, configured, state, out, (questId) => recordsOf(ref, questId, ctx));
+    },
+  };
+}
+
+/** The `responses` stream (stream_layout "combined"): every configured quest, its rows as answers objects. */
+export const responsesStream = questsStream(
+  'combined',
+  RESPONSES_STREAM,
+  responsesCatalogStream,
+  (ref, questId, ctx) => new QuestAnswers(ref, questId, ctx.config, ctx.logger)
+);
 
 /**
  * The read of a stream of every configured quest (the combined and long layouts): each quest read by
