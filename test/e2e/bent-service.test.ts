@@ -46,7 +46,6 @@ test('combined: a quest whose file breaks mid-way fails; the STATEs after it lis
       let broken = false;
       // B's first download: 8,000 good rows, then (once some of them reached the output) a row with a cell too many.
       let fileRows: string[] = [];
-      let live: LiveRun | undefined;
       sim.on('download', async (ctx) => {
         if (ctx.questId !== B || broken) return ctx.next();
         broken = true;
@@ -55,11 +54,11 @@ test('combined: a quest whose file breaks mid-way fails; the STATEs after it lis
         ctx.res.writeHead(200, {'Content-Type': 'text/csv; charset=utf-8'});
         ctx.res.write(`${lines.slice(0, 8_001).join('\r\n')}\r\n`);
         // Not before a batch of B's rows is out: the break then surely comes after emitted rows.
-        await live?.waitForLine((m) => m.type === 'RECORD' && responses([m as never])[0]?.quest_id === B, 120_000);
+        await live.waitForLine((m) => m.type === 'RECORD' && responses([m as never])[0]?.quest_id === B, 120_000);
         ctx.res.end(`${lines[8_001]}|a cell too many\r\n`);
       });
       const args = ['read', '--config', config, '--catalog', catalog];
-      live = world.start(args);
+      const live: LiveRun = world.start(args);
       const one = await live.done;
       expect(one.code).toBe(1);
       const trace = errorTraces(one.messages).map((t) => t.trace.error);
