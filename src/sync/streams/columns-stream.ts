@@ -6,7 +6,7 @@ import {formatUtcTimestamp, parseUtcTimestamp} from '../../core/time';
 import {probeHeader} from './header-sample';
 import {StreamRef} from '../output-port';
 import {Priority} from '../exports/export-slots';
-import {objectSchema, questionParts, recordColumns} from './record-columns';
+import {objectSchema, stringProperty, questionParts, recordColumns} from './record-columns';
 import {answerKeys} from './responses-stream';
 import {sensitiveHeader} from './sensitive-columns';
 import {cursorOf} from '../state/stream-state';
@@ -36,15 +36,16 @@ export interface ColumnRecord {
 
 /** The stream as discover lists it: the same schema for every quest; its cursor is the sync's time. */
 export function columnsCatalogStream() {
-  const text = (description: string) => ({type: 'string', description});
   return catalogStream(
     COLUMNS_STREAM,
     objectSchema({
-      quest_id: text('Id of the quest (survey).'),
-      column: text("The column's field name in the quest's records (the warehouse column)."),
-      header: text("The column's header text exactly as the export has it: the question (and option)."),
+      quest_id: stringProperty('Id of the quest (survey).'),
+      column: stringProperty("The column's field name in the quest's records (the warehouse column)."),
+      header: stringProperty("The column's header text exactly as the export has it: the question (and option)."),
       position: {type: 'integer', description: 'Position of the column in the export, from 1.'},
-      question: text('The question: the header without the option part of an expanded multiple-choice column.'),
+      question: stringProperty(
+        'The question: the header without the option part of an expanded multiple-choice column.'
+      ),
       option: {
         type: ['null', 'string'],
         description: 'The option of an expanded multiple-choice column ("Question: Option" headers), else null.',

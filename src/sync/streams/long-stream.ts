@@ -1,6 +1,13 @@
 import {QuestbackConfig} from '../../core/config';
 import {AnswerCell, RecordField} from '../output-port';
-import {CURSOR_FIELD, objectSchema, questionParts, recordColumns, WINDOW_PROPERTIES} from './record-columns';
+import {
+  CURSOR_FIELD,
+  objectSchema,
+  stringProperty,
+  questionParts,
+  recordColumns,
+  WINDOW_PROPERTIES,
+} from './record-columns';
 import {QuestResponseRecords, questsStream} from './responses-stream';
 import {describeConfigured, Treatment} from './sensitive-columns';
 import {catalogStream} from './stream-definition';
@@ -12,27 +19,30 @@ export const ANSWERS_STREAM = 'answers';
 
 /** The stream as discover lists it: no export needed, the schema is the same for every quest. */
 export function answersCatalogStream(config: QuestbackConfig) {
-  const text = (description: string) => ({type: 'string', description});
   return catalogStream(
     ANSWERS_STREAM,
     objectSchema({
-      quest_id: text('Id of the quest (survey) the response belongs to.'),
-      response_id: text("The response's id (the export's Response ID column)."),
+      quest_id: stringProperty('Id of the quest (survey) the response belongs to.'),
+      response_id: stringProperty("The response's id (the export's Response ID column)."),
       created: {
         type: ['null', 'string'],
         format: 'date-time',
         description: "When the response was created (the export's Created column).",
       },
-      column: text(
+      column: stringProperty(
         "The answer's column: the name the per_quest layout gives it (column_names), the same in the columns stream."
       ),
-      header: text("The column's header text exactly as exported."),
-      question: text('The question: the header without the option part of an expanded multiple-choice column.'),
+      header: stringProperty("The column's header text exactly as exported."),
+      question: stringProperty(
+        'The question: the header without the option part of an expanded multiple-choice column.'
+      ),
       option: {
         type: ['null', 'string'],
         description: 'The option of an expanded multiple-choice column ("Question: Option" headers), else null.',
       },
-      value: text(`The answer as exported (never empty: empty cells give no record).${describeConfigured(config)}`),
+      value: stringProperty(
+        `The answer as exported (never empty: empty cells give no record).${describeConfigured(config)}`
+      ),
       value_number: {
         type: ['null', 'number'],
         description:

@@ -106,6 +106,9 @@ export const WINDOW_PROPERTIES: JsonSchema['properties'] = {
   },
 };
 
+/** A string property of a schema, with its description. */
+export const stringProperty = (description: string) => ({type: 'string', description});
+
 /** A stream's schema: an object of these properties, keeping any other (Airbyte drops them anyway). */
 export function objectSchema(properties: JsonSchema['properties']): JsonSchema {
   return {$schema: 'http://json-schema.org/draft-07/schema#', type: 'object', additionalProperties: true, properties};
