@@ -4,7 +4,7 @@
 
 import fs from 'fs';
 
-import {errorTraces, LiveRun, records, RunResult, stateFile, states} from '../helpers/connector';
+import {errorTraces, LiveRun, logLines, records, RunResult, stateFile, states} from '../helpers/connector';
 import {questEntries, responses} from '../helpers/combined';
 import {simCatalog, simConfig, streamOf, withWorld} from '../helpers/fixtures';
 import {exportSettings} from '../../src/api/client';
@@ -18,8 +18,7 @@ const [A, B] = QUESTS;
 const C = 'b3e70000-0000-4000-8000-00000000000c';
 const D = 'b3e70000-0000-4000-8000-00000000000d';
 
-const logs = (run: RunResult): string[] =>
-  run.messages.filter((m) => m.type === 'LOG').map((m) => (m as unknown as {log: {message: string}}).log.message);
+const logs = (run: RunResult): string[] => logLines(run.messages).map((l) => l.message);
 
 test('combined: a quest whose file breaks mid-way fails; the STATEs after it list the rows it emitted, and the next attempt sends exactly the rest', async () => {
   const first = Date.now() - 5 * DAY;

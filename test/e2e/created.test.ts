@@ -4,20 +4,13 @@
 // that ignores since/until cannot make a row go out twice: a row outside its export's window is
 // not emitted with it, and each window says how many it left out, once.
 
-import {records, repeated, RunResult} from '../helpers/connector';
+import {records, repeated, RunResult, warnings} from '../helpers/connector';
 import {responses} from '../helpers/combined';
 import {streamOf, withWorld, World} from '../helpers/fixtures';
 import {DialectOptions} from '../../simulator';
 
 const DAY = 86_400_000;
 const Q = 'c4ea7ed0-0000-4000-8000-000000000024';
-
-const warnings = (run: RunResult): string[] =>
-  run.messages
-    .filter((m) => m.type === 'LOG')
-    .map((m) => (m as unknown as {log: {level: string; message: string}}).log)
-    .filter((l) => l.level === 'WARN')
-    .map((l) => l.message);
 
 /** A world with one quest of 60 rows over the last 20 days, speaking `dialect`. */
 const world = (dialect: DialectOptions, fn: (w: World) => Promise<void>): Promise<void> =>
@@ -61,7 +54,7 @@ describe('Created, per row', () => {
       expect(Object.fromEntries(got)).toEqual(expected);
       const combined = await read(w, 'combined');
       expect(Object.fromEntries(responses(combined).map((r) => [r.response_id, r.created]))).toEqual(expected);
-      expect(warnings(combined).filter((m) => /Created/.test(m))).toEqual([]);
+      expect(warnings(combined.messages).filter((m) => /Created/.test(m))).toEqual([]);
     });
   });
 
@@ -84,7 +77,7 @@ describe('Created, per row', () => {
         // The answers keep the text as exported.
         const truth = new Map(w.sim.groundTruth(Q).rows.map((r) => [r[0], r[1]]));
         expect(responses(run).filter((r) => r.answers.Created !== truth.get(r.response_id))).toEqual([]);
-        const said = warnings(run).filter((m) => /cannot read as a time/.test(m));
+        const said = warnings(run.messages).filter((m) => /cannot read as a time/.test(m));
         const windows = new Set(
           mine.map((r) => (r.record.data as {_questback_window_end: string})._questback_window_end)
         );
@@ -107,7 +100,7 @@ describe('Created, per row', () => {
           duplicates: [],
           rows: 60,
         });
-        const said = warnings(run).filter((m) => /outside the window asked for/.test(m));
+        const said = warnings(run.messages).filter((m) => /outside the window asked for/.test(m));
         // Every export held all 60 rows: each window left out those of the others, and said so once.
         const windows = new Set(mine.map((r) => String(r.record.data._questback_window_end)));
         expect(said.length).toBeGreaterThanOrEqual(windows.size);
@@ -125,7 +118,7 @@ describe('Created, per row', () => {
           .filter((r) => r.record.stream === streamOf(Q))
           .map((r) => String(r.record.data.response_id));
         expect({duplicates: repeated(ids), rows: new Set(ids).size}).toEqual({duplicates: [], rows: 60});
-        expect(warnings(run).filter((m) => /outside the window asked for/.test(m))).toEqual([]);
+        expect(warnings(run.messages).filter((m) => /outside the window asked for/.test(m))).toEqual([]);
       });
     }
   );

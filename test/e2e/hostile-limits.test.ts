@@ -6,7 +6,16 @@
 import zlib from 'zlib';
 
 import {LIMITS} from '../../src/core/limits';
-import {errorTraces, records, runConnector, startBinMain, states, tempDir, writeJson} from '../helpers/connector';
+import {
+  errorTraces,
+  logLines,
+  records,
+  runConnector,
+  startBinMain,
+  states,
+  tempDir,
+  writeJson,
+} from '../helpers/connector';
 import {configuredCatalog, runtimeOf, streamOf} from '../helpers/fixtures';
 import {peakRssProbe} from '../helpers/peak-rss';
 import {catalogOf, expectOutcome, HEADER, hostileConfig, rowsBetween, runHostile, withServer} from '../helpers/hostile';
@@ -71,10 +80,7 @@ describe('hostile limits', () => {
         const startMs = Date.parse(String(config.start_date));
         const bomb = records(run.messages).filter((r) => r.record.data.response_id === 'R-bomb');
         const cell = bomb.map((r) => Object.entries(r.record.data).find(([, v]) => String(v).startsWith('aaaa')));
-        const warnings = run.messages
-          .filter((m) => m.type === 'LOG')
-          .map((m) => (m as unknown as {log: {level: string; message: string}}).log)
-          .filter((l) => l.level === 'WARN' && /truncated/.test(l.message));
+        const warnings = logLines(run.messages).filter((l) => l.level === 'WARN' && /truncated/.test(l.message));
         expect({
           code: run.code,
           killed: run.killed,

@@ -3,19 +3,12 @@
 // value), the sync completes, and the next sync moves past it. In-process against the simulator.
 
 import {LIMITS} from '../../src/core/limits';
-import {records, RunResult, stateFile} from '../helpers/connector';
+import {records, stateFile, warnings} from '../helpers/connector';
 import {streamOf, withWorld} from '../helpers/fixtures';
 
 const DAY = 86_400_000;
 const Q = '0e7e51ce-0000-4000-8000-000000000025';
 const HUGE = LIMITS.csv.maxCellChars + 1024 * 1024;
-
-const warnings = (run: RunResult): string[] =>
-  run.messages
-    .filter((m) => m.type === 'LOG')
-    .map((m) => (m as unknown as {log: {level: string; message: string}}).log)
-    .filter((l) => l.level === 'WARN')
-    .map((l) => l.message);
 
 test('a 5 Mi-character cell: emitted cut to the bound with meta.changes, the sync completes, the next moves past it', async () => {
   const at = (days: number): string => new Date(Date.now() - days * DAY).toISOString();
@@ -41,7 +34,7 @@ test('a 5 Mi-character cell: emitted cut to the bound with meta.changes, the syn
       score: huge?.record.data.score,
       meta: huge?.record.meta,
       others: mine.filter((r) => r.record.meta).length,
-      warnings: warnings(first).filter((m) => /truncated/.test(m)),
+      warnings: warnings(first.messages).filter((m) => /truncated/.test(m)),
     }).toEqual({
       code: 0,
       invalid: [],
@@ -72,7 +65,7 @@ test('a 5 Mi-character cell: emitted cut to the bound with meta.changes, the syn
     expect({
       code: second.code,
       again: records(second.messages).filter((r) => r.record.stream === streamOf(Q)).length,
-      warnings: warnings(second).filter((m) => /truncated/.test(m)),
+      warnings: warnings(second.messages).filter((m) => /truncated/.test(m)),
     }).toEqual({code: 0, again: 0, warnings: []});
   });
 });

@@ -273,6 +273,14 @@ export const states = (m: AirbyteMessageJson[]): StateMessage[] => ofType<StateM
 export const traces = (m: AirbyteMessageJson[]): TraceMessage[] => ofType<TraceMessage>(m, 'TRACE');
 export const errorTraces = (m: AirbyteMessageJson[]): TraceMessage[] =>
   traces(m).filter((t) => t.trace.type === 'ERROR');
+/** The LOG messages' level and text. */
+export const logLines = (m: AirbyteMessageJson[]): {level: string; message: string}[] =>
+  ofType<{log: {level: string; message: string}}>(m, 'LOG').map((l) => l.log);
+/** The texts of the WARN logs. */
+export const warnings = (m: AirbyteMessageJson[]): string[] =>
+  logLines(m)
+    .filter((l) => l.level === 'WARN')
+    .map((l) => l.message);
 
 /** The values that occur more than once, each once (in linear time: a read may hold tens of thousands). */
 export function repeated(values: readonly string[]): string[] {

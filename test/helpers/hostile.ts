@@ -8,7 +8,17 @@ import zlib from 'zlib';
 import {warehouseNames} from '../../src/sync/streams/column-names';
 import {QuestConfig, Simulator, startSimulator} from '../../simulator';
 import {TestClock} from './clock';
-import {errorTraces, LiveRun, records, startBinMain, startConnector, states, tempDir, writeJson} from './connector';
+import {
+  errorTraces,
+  LiveRun,
+  logLines,
+  records,
+  startBinMain,
+  startConnector,
+  states,
+  tempDir,
+  writeJson,
+} from './connector';
 import {runtimeOf, streamOf, using} from './fixtures';
 import {AirbyteMessageJson} from './protocol';
 
@@ -377,9 +387,7 @@ export function expectOutcome(run: HostileRun, server: Simulator, outcome: Outco
 
 /** Log messages of a run, with their level. */
 export function logs(run: HostileRun): {level: string; message: string}[] {
-  return run.messages
-    .filter((m) => m.type === 'LOG')
-    .map((m) => (m as unknown as {log: {level: string; message: string}}).log);
+  return logLines(run.messages);
 }
 
 /** The CONNECTION_STATUS messages of a check. */
