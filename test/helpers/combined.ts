@@ -15,11 +15,15 @@ export interface ResponsesRecord {
   _questback_window_end: string;
 }
 
+/** The records of one stream of a run (or of records), as their data. */
+export const streamData = <T>(run: Pick<RunResult, 'messages'> | RecordMessage[], stream: string): T[] =>
+  (Array.isArray(run) ? run : records(run.messages))
+    .filter((r) => r.record.stream === stream)
+    .map((r) => r.record.data as unknown as T);
+
 /** The records of `responses`, as their data. */
 export const responses = (run: Pick<RunResult, 'messages'> | RecordMessage[]): ResponsesRecord[] =>
-  (Array.isArray(run) ? run : records(run.messages))
-    .filter((r) => r.record.stream === 'responses')
-    .map((r) => r.record.data as unknown as ResponsesRecord);
+  streamData<ResponsesRecord>(run, 'responses');
 
 /** The quests of the `responses` stream's state, keyed by quest id. */
 export function questEntries(state: StateMessage['state'][]): Record<string, {cursor: string}> {

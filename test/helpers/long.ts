@@ -3,7 +3,8 @@
 
 import {ExportSettings, Simulator} from '../../simulator';
 import {warehouseNames} from '../../src/sync/streams/column-names';
-import {RecordMessage, records, repeated, RunResult} from './connector';
+import {RecordMessage, repeated, RunResult} from './connector';
+import {streamData} from './combined';
 
 export interface AnswerRecord {
   quest_id: string;
@@ -21,9 +22,7 @@ export interface AnswerRecord {
 
 /** The records of `answers`, as their data. */
 export const answerRecords = (run: Pick<RunResult, 'messages'> | RecordMessage[]): AnswerRecord[] =>
-  (Array.isArray(run) ? run : records(run.messages))
-    .filter((r) => r.record.stream === 'answers')
-    .map((r) => r.record.data as unknown as AnswerRecord);
+  streamData<AnswerRecord>(run, 'answers');
 
 /** The key of an answer: quest, response, column. */
 export const answerKey = (a: Pick<AnswerRecord, 'quest_id' | 'response_id' | 'column'>): string =>
