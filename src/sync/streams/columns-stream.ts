@@ -10,7 +10,7 @@ import {objectSchema, stringProperty, questionParts, recordColumns} from './reco
 import {answerKeys} from './responses-stream';
 import {sensitiveHeader} from './sensitive-columns';
 import {cursorOf} from '../state/stream-state';
-import {catalogStream, ReadEnv, StreamDefinition, streamRef} from './stream-definition';
+import {catalogStream, NamedHeader, ReadEnv, StreamDefinition, streamRef} from './stream-definition';
 
 /** The stream that maps every column of every quest to the header text it came from. */
 export const COLUMNS_STREAM = 'columns';
@@ -92,19 +92,24 @@ function seenOf(state: unknown): SeenColumns {
   return out;
 }
 
-/** The records of one quest's columns, each named as the quest's records name it, first seen as the state remembers. */
+/**
+ * The names the layout's rule gives a header no stream of this read exported (a sampled quest): a
+ * field of its own, or a key of the answers object. A header a read met is named as its records named it.
+ */
+function namesByRule(config: QuestbackConfig, header: readonly string[]): string[] {
+  return config.stream_layout === 'combined'
+    ? answerKeys(header)
+    : recordColumns(header, config.column_names).map((c) => c.name);
+}
+
+/** The records of one quest's columns, each under the name the quest's records give it, first seen as the state remembers. */
 export function columnRecords(
   config: QuestbackConfig,
   questId: string,
-  header: readonly string[],
+  {header, names}: NamedHeader,
   seen: SeenColumns,
   seenAt: string
 ): ColumnRecord[] {
-  // The column as the quest's records name it: a field of its own, or a key of the answers object.
-  const names =
-    config.stream_layout === 'combined'
-      ? answerKeys(header)
-      : recordColumns(header, config.column_names).map((c) => c.name);
   const parts = questionParts(header);
   const {treatments} = sensitiveHeader(header, config, questId);
   const known = (seen[questId] ??= {});
@@ -161,9 +166,11 @@ export const columnsStream: StreamDefinition = {
         const seenAt = formatUtcTimestamp(now);
         let count = 0;
         await mapLimited(config.quest_ids, config.max_concurrent_exports, async (questId) => {
-          const headers = env.questsRead.has(questId)
+          const headers: NamedHeader[] = env.questsRead.has(questId)
             ? await env.headers.headers(questId)
-            : [await probeWithSlot(env, questId, skipped)].filter((h): h is string[] => h !== undefined);
+            : [await probeWithSlot(env, questId, skipped)]
+                .filter((h): h is string[] => h !== undefined)
+                .map((header) => ({header, names: namesByRule(config, header)}));
           if (!headers.length) return;
           // Every column of every header met (a question added while the sync ran); its last position.
           const byColumn = new Map<string, ColumnRecord>();

@@ -62,13 +62,18 @@ export function answersCatalogStream(config: QuestbackConfig) {
  * and the value.
  */
 export class QuestLong extends QuestResponseRecords<AnswerCell> {
+  /** The `column` values: the names the wide table would give the columns. */
+  names(header: readonly string[]): string[] {
+    return recordColumns(header, this.config.column_names).map((c) => c.name);
+  }
+
   protected cells(header: string[], treatments: Treatment[], idIndex: number, createdIndex: number): AnswerCell[] {
-    const names = recordColumns(header, this.config.column_names);
+    const names = this.names(header);
     const parts = questionParts(header);
     return header.flatMap((text, index): AnswerCell[] => {
       if (index === idIndex || index === createdIndex || treatments[index] === 'drop') return [];
       const constants = [
-        {name: 'column', value: names[index].name},
+        {name: 'column', value: names[index]},
         {name: 'header', value: text},
         {name: 'question', value: parts[index].question},
         {name: 'option', value: parts[index].option},

@@ -77,7 +77,7 @@ export async function readQuest(env: ReadEnv, plan: QuestPlan, checkpoints: Ques
         stallBudgetMs: Math.max(LIMITS.window.stallMs, 2 * config.request_timeout_seconds * 1000),
         fingerprint: env.fingerprint,
         csv: {separator: SEPARATORS[config.field_separator], acceptStrayQuotes: config.accept_stray_quotes},
-        onHeader: (header) => env.headers.seen(plan.questId, header),
+        onHeader: (header) => env.headers.seen(plan.questId, {header, names: plan.records.names(header)}),
       },
       plan,
       checkpoints,

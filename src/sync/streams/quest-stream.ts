@@ -146,9 +146,9 @@ export class QuestColumns implements QuestRecords {
 
   header(header: string[]): number {
     const {stream, questId} = this;
-    const {names, primaryKey, pinned} = this.configured;
+    const {names, primaryKey} = this.configured;
     const treatments = this.sensitivity.treatments(header);
-    const named = recordColumns(header, this.config.column_names, pinned);
+    const named = this.columnsOf(header);
     this.tellMoved(header, named);
     const columns = named.flatMap((c, index) =>
       treatments[index] === 'drop' ? [] : [{...c, index, hash: treatments[index] === 'hash'}]
@@ -184,6 +184,15 @@ export class QuestColumns implements QuestRecords {
     this.columns = columns;
     const key = responseIdColumn(columns);
     return columns.find((c) => c.name === key)?.index ?? -1;
+  }
+
+  names(header: readonly string[]): string[] {
+    return this.columnsOf(header).map((c) => c.name);
+  }
+
+  /** The header's columns as the records name them: a configured column keeps its name (`pinned`). */
+  private columnsOf(header: readonly string[]): Column[] {
+    return recordColumns(header, this.config.column_names, this.configured.pinned);
   }
 
   /**

@@ -137,6 +137,9 @@ export abstract class QuestResponseRecords<Cell> implements QuestRecords {
   /** The answer cells of the header (a dropped sensitive column gives none). */
   protected abstract cells(header: string[], treatments: Treatment[], idIndex: number, createdIndex: number): Cell[];
 
+  /** The names of the header's columns in the records (QuestRecords). */
+  abstract names(header: readonly string[]): string[];
+
   /** The field that writes the answers. */
   protected abstract answerField(cells: Cell[]): RecordField;
 
@@ -169,8 +172,13 @@ export abstract class QuestResponseRecords<Cell> implements QuestRecords {
 
 /** A quest's rows as records of `responses`: every cell under its header text, in one object. */
 export class QuestAnswers extends QuestResponseRecords<ObjectCell> {
+  /** The keys of the answers object. */
+  names(header: readonly string[]): string[] {
+    return answerKeys(header);
+  }
+
   protected cells(header: string[], treatments: Treatment[]): ObjectCell[] {
-    return answerKeys(header).flatMap((key, index): ObjectCell[] =>
+    return this.names(header).flatMap((key, index): ObjectCell[] =>
       treatments[index] === 'drop' ? [] : [{key, index, ...(treatments[index] === 'hash' ? {hash: true} : {})}]
     );
   }

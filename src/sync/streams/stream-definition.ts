@@ -61,18 +61,24 @@ export interface PlanContext {
   syncEnd: number;
 }
 
+/** A header of a quest's export, and the field names the records of this read gave its columns. */
+export interface NamedHeader {
+  header: string[];
+  names: string[];
+}
+
 /** The headers of the quests' exports as this read meets them, for the streams that describe columns. */
 export class HeaderBoard {
   private readonly quests = new Map<
     string,
-    {met: string[][]; keys: Set<string>; promise: Promise<string[][]>; settle: (met: string[][]) => void}
+    {met: NamedHeader[]; keys: Set<string>; promise: Promise<NamedHeader[]>; settle: (met: NamedHeader[]) => void}
   >();
 
   private entry(questId: string) {
     let entry = this.quests.get(questId);
     if (!entry) {
-      let settle: (met: string[][]) => void = () => undefined;
-      const promise = new Promise<string[][]>((resolve) => (settle = resolve));
+      let settle: (met: NamedHeader[]) => void = () => undefined;
+      const promise = new Promise<NamedHeader[]>((resolve) => (settle = resolve));
       entry = {met: [], keys: new Set(), promise, settle};
       this.quests.set(questId, entry);
     }
@@ -80,12 +86,12 @@ export class HeaderBoard {
   }
 
   /** A header of the quest's export was read: kept, unless the same header came before. */
-  seen(questId: string, header: string[]): void {
+  seen(questId: string, met: NamedHeader): void {
     const entry = this.entry(questId);
-    const key = JSON.stringify(header);
+    const key = JSON.stringify(met.header);
     if (entry.keys.has(key)) return;
     entry.keys.add(key);
-    entry.met.push(header);
+    entry.met.push(met);
   }
 
   /** The quest's read ended: the headers it met are all there will be. */
@@ -95,7 +101,7 @@ export class HeaderBoard {
   }
 
   /** Every distinct header the quest's read meets, in the order met, once it has ended (none: an empty list). */
-  headers(questId: string): Promise<string[][]> {
+  headers(questId: string): Promise<NamedHeader[]> {
     return this.entry(questId).promise;
   }
 }

@@ -41,6 +41,8 @@ export interface QuestRecords {
    * Returns the index of the rows' identity for resume (-1: the whole row).
    */
   header(header: string[]): number;
+  /** The field names its records give the header's columns, by position: what the `columns` stream lists. */
+  names(header: readonly string[]): string[];
   /** How the rows of a window become records (after its header). */
   shape(window: TimeWindow): RecordShape;
 }
