@@ -6,6 +6,7 @@ import fs from 'fs';
 
 import {errorTraces, LiveRun, logLines, records, RunResult, stateFile, states} from '../helpers/connector';
 import {questEntries, responses} from '../helpers/combined';
+import {answerRecords} from '../helpers/long';
 import {simCatalog, simConfig, streamOf, withWorld} from '../helpers/fixtures';
 import {exportSettings} from '../../src/api/client';
 import {parseConfig} from '../../src/core/config';
@@ -445,6 +446,36 @@ test('names never move: discover saw "Q1", the survey gains "q1"; the configured
           )
         )
       );
+    }
+  );
+});
+
+test('long layout: when the survey gains "q1" beside "Q1", Q1\'s later answers carry the rule\'s new name (no schema keeps one), under the same header and question', async () => {
+  await withWorld(
+    {seed: 32, exportDurationMs: 30, quests: [{id: A, rows: 6, questionTitles: ['Q1', 'Q2 Comment']}]},
+    async (world) => {
+      const {sim} = world;
+      const config = world.config({quest_ids: [A], stream_layout: 'long'});
+      const catalog = await world.discoveredCatalog(config, 'incremental');
+      const args = ['read', '--config', config, '--catalog', catalog];
+      const one = await world.run(args);
+      expect(one.code).toBe(0);
+      const q1Of = (run: RunResult) => answerRecords(run).filter((a) => a.header === 'Q1');
+      expect(q1Of(one).length).toBeGreaterThan(0);
+      expect(new Set(q1Of(one).map((a) => [a.column, a.question].join()))).toEqual(new Set(['q1,Q1']));
+      sim.insertQuestion(A, 2, {kind: 'rating', title: 'q1'});
+      sim.addResponses(A, 6);
+      await world.clock.sleep(1_010);
+      const two = await world.run([...args, '--state', world.file(stateFile(one.messages))]);
+      expect(two.code).toBe(0);
+      const moved = q1Of(two);
+      expect(moved.length).toBeGreaterThan(0);
+      expect(new Set(moved.map((a) => a.question))).toEqual(new Set(['Q1']));
+      const [name] = new Set(moved.map((a) => a.column));
+      expect(name).toMatch(/^q1_[0-9a-f]{8}$/);
+      const twin = answerRecords(two).filter((a) => a.header === 'q1');
+      expect(twin.length).toBeGreaterThan(0);
+      expect(twin.every((a) => /^q1_[0-9a-f]{8}$/.test(a.column) && a.column !== name)).toBe(true);
     }
   );
 });
