@@ -1,7 +1,7 @@
 // The downstream end of a measured pipe: counts the bytes, lines and RECORD lines of stdin, notes
 // when the first byte and the first RECORD arrived, counts the STATE lines and keeps each stream's
 // last state, notes when each stream status arrived, keeps the few other non-RECORD lines for checks,
-// and prints one JSON line (ConsumerReport) at the end. It works on Buffers, never decoding records,
+// and prints one JSON line (ConsumerReport, with its own CPU time) at the end. It works on Buffers, never decoding records,
 // so that it takes as little CPU as possible from the producer on a small machine.
 
 import {ConsumerReport} from './types';
@@ -27,6 +27,7 @@ const report: ConsumerReport = {
   statuses: [],
   others: [],
   othersDropped: 0,
+  cpuS: 0,
 };
 
 interface Message {
@@ -153,5 +154,7 @@ process.stdin.on('data', consume);
 process.stdin.on('end', () => {
   if (lineBytes > 0) endLine(); // a last line without a newline
   report.endAt = Date.now();
+  const cpu = process.cpuUsage();
+  report.cpuS = (cpu.user + cpu.system) / 1e6;
   process.stdout.write(`${JSON.stringify(report)}\n`);
 });
