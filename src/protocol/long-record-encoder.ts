@@ -79,8 +79,9 @@ function answerPart(fields: readonly RecordField[], at: number, endBytes: number
 /**
  * A long shape's encoder (an `answer` field): it writes the row's fields before the answer once per
  * row, and copies them into the record of each non-empty answer cell, with the answer as text and,
- * where the cell is a plain number, as a number. The cost per record is a few copies of literals
- * and one pass over the cell's bytes: it writes ~6 times the bytes of a wide record per cell.
+ * where the cell is a plain number, as a number. A record costs three or four copies of literals
+ * (AnswerPart) and one pass over the cell's bytes: the hot path of a layout that writes several
+ * times the bytes per cell of the wide one (docs/benchmarks.md, the long layout's cost per cell).
  */
 export class LongRecordEncoder extends RecordEncoder {
   private readonly answer: AnswerPart;
