@@ -1,7 +1,7 @@
 // The downstream end of a measured pipe: counts the bytes, lines and RECORD lines of stdin, notes
 // when the first byte and the first RECORD arrived, counts the STATE lines and keeps each stream's
 // last state, notes when each stream status arrived, keeps the few other non-RECORD lines for checks,
-// and prints one JSON line (ConsumerReport) at the end. It works on Buffers, never decoding records,
+// and prints one JSON line (ConsumerReport, with its own CPU time) at the end. It works on Buffers, never decoding records,
 // so that it takes as little CPU as possible from the producer on a small machine.
 
 import {ConsumerReport} from './types';
@@ -27,6 +27,7 @@ const report: ConsumerReport = {
   statuses: [],
   others: [],
   othersDropped: 0,
+  cpuS: 0,
 };
 
 interface Message {
@@ -59,8 +60,9 @@ function structured(text: string): boolean {
   return false;
 }
 
+const NO_BYTES = Buffer.alloc(0);
 /** Start of the current line while it is shorter than PREFIX (only at chunk boundaries). */
-let head: Buffer = Buffer.alloc(0);
+let head: Buffer = NO_BYTES;
 let kind: 'record' | 'other' | undefined;
 let lineBytes = 0;
 let otherParts: Buffer[] = [];
@@ -82,10 +84,17 @@ function endLine(): void {
     }
   }
   kind = undefined;
-  head = Buffer.alloc(0);
   lineBytes = 0;
-  otherParts = [];
+  // Nothing allocated for a RECORD line: a long read's output has millions of them.
+  if (head.length > 0) head = NO_BYTES;
+  if (otherParts.length > 0) otherParts = [];
   otherSize = 0;
+}
+
+/** Whether chunk[pos, pos + PREFIX.length) is PREFIX: compared here, not by a call into Buffer.compare per line. */
+function isRecordAt(chunk: Buffer, pos: number): boolean {
+  for (let i = 0; i < PREFIX.length; i++) if (chunk[pos + i] !== PREFIX[i]) return false;
+  return true;
 }
 
 function classify(isRecord: boolean): void {
@@ -103,7 +112,7 @@ function consume(chunk: Buffer): void {
     if (kind === undefined) {
       if (head.length === 0 && lineEnd - pos >= PREFIX.length) {
         // The common case: the line's start lies wholly in this chunk, no copy needed.
-        classify(chunk.compare(PREFIX, 0, PREFIX.length, pos, pos + PREFIX.length) === 0);
+        classify(isRecordAt(chunk, pos));
       } else {
         const take = Math.min(PREFIX.length - head.length, lineEnd - pos);
         head = Buffer.concat([head, chunk.subarray(pos, pos + take)]);
@@ -145,5 +154,7 @@ process.stdin.on('data', consume);
 process.stdin.on('end', () => {
   if (lineBytes > 0) endLine(); // a last line without a newline
   report.endAt = Date.now();
+  const cpu = process.cpuUsage();
+  report.cpuS = (cpu.user + cpu.system) / 1e6;
   process.stdout.write(`${JSON.stringify(report)}\n`);
 });

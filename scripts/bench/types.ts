@@ -63,6 +63,8 @@ export interface ConsumerReport {
   /** The other non-RECORD lines (logs, traces), capped, each truncated. */
   others: string[];
   othersDropped: number;
+  /** The consumer's own CPU time, user + sys, s: what it took from the machine the producer runs on. */
+  cpuS: number;
 }
 
 /** What every section is run with. */

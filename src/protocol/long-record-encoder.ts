@@ -1,45 +1,43 @@
 import {CellCut, QUOTE, RowBatch} from '../csv/rows';
 import {RecordField, RecordShape} from '../sync/output-port';
 import {copy, jsonKey, writeText} from './json-bytes';
-import {HASH_BYTES, RecordEncoder} from './record-encoder';
+import {END, HASH_BYTES, RecordEncoder} from './record-encoder';
 
 const NULL = Buffer.from('null');
 
-/**
- * Whether the raw cell bytes[start, end) is a plain decimal number (PLAIN_NUMBER in output-port.ts):
- * where its text lies (inside the quotes of a quoted cell), else undefined.
- */
-function plainNumber(bytes: Uint8Array, start: number, end: number): [number, number] | undefined {
-  let i = start;
-  let e = end;
-  if (e - i >= 2 && bytes[i] === QUOTE) {
-    i++;
-    e--;
-  }
-  const from = i;
-  if (bytes[i] === 45) i++; // -
+/** Whether the cell's text bytes[i, e) is a plain decimal number (PLAIN_NUMBER in output-port.ts). */
+function plainNumber(bytes: Uint8Array, i: number, e: number): boolean {
+  if (i < e && bytes[i] === 45) i++; // -
   const digits = i;
   while (i < e && bytes[i] >= 48 && bytes[i] <= 57) i++;
-  if (i === digits || (i - digits > 1 && bytes[digits] === 48)) return undefined;
-  if (i < e) {
-    if (bytes[i] !== 46) return undefined; // .
-    const fraction = ++i;
-    while (i < e && bytes[i] >= 48 && bytes[i] <= 57) i++;
-    if (i === fraction || i < e) return undefined;
-  }
-  return [from, e];
+  if (i === digits || (i - digits > 1 && bytes[digits] === 48)) return false;
+  if (i === e) return true;
+  if (bytes[i] !== 46) return false; // .
+  const fraction = ++i;
+  while (i < e && bytes[i] >= 48 && bytes[i] <= 57) i++;
+  return i > fraction && i === e;
 }
 
-/** What a long shape writes around each answer (RecordField 'answer'). */
+/**
+ * The literal bytes a long shape writes around each answer (RecordField 'answer'), joined so that a
+ * record costs few copies: the row's part, the column's `open`, the value, then `nullEnd` alone, or
+ * `numberKey`, the digits and `tailEnd`. A record with changes (meta.changes) ends with `tail` and
+ * the encoder's end instead.
+ */
 interface AnswerPart {
-  /** Per answer cell: its index in the row, its constants' bytes, whether it is hashed. */
+  /** Per answer cell: its index in the row, whether it is hashed. */
   cells: Int32Array;
-  constants: Buffer[];
   hash: Uint8Array;
-  value: Buffer;
-  number: Buffer;
+  /** Per answer cell: its constants and the value's key, up to the value's opening quote. */
+  open: Buffer[];
+  /** The value's closing quote and the number's key. */
+  numberKey: Buffer;
   /** The constants after the answer and the close of `data`. */
   tail: Buffer;
+  /** The tail and the end of a record without changes. */
+  tailEnd: Buffer;
+  /** numberKey, null and tailEnd: the rest of a record without changes whose value is no number. */
+  nullEnd: Buffer;
   /** The most bytes of one answer's record beside the row's part and its cell's text. */
   fixedBytes: number;
 }
@@ -49,34 +47,41 @@ function answerPart(fields: readonly RecordField[], at: number, endBytes: number
   const field = fields[at];
   if (field.kind !== 'answer') throw new Error('answerPart: not an answer field');
   const first = at === 0;
-  const constants = field.cells.map((c) =>
-    Buffer.from(c.constants.map((k, i) => jsonKey(k.name, first && i === 0) + JSON.stringify(k.value)).join(''))
-  );
   const noConstants = field.cells.every((c) => c.constants.length === 0);
+  const valueKey = jsonKey(field.value, first && noConstants);
+  const open = field.cells.map((c) =>
+    Buffer.from(
+      c.constants.map((k, i) => jsonKey(k.name, first && i === 0) + JSON.stringify(k.value)).join('') + valueKey
+    )
+  );
   let tail = '';
   for (const after of fields.slice(at + 1)) {
     if (after.kind !== 'constant') throw new Error(`a long shape has only constants after its answer (${after.kind})`);
     tail += jsonKey(after.name, false) + JSON.stringify(after.value);
   }
-  const value = Buffer.from(jsonKey(field.value, first && noConstants));
-  const number = Buffer.from(jsonKey(field.number, false));
-  const end = Buffer.from(`${tail}}`);
-  const most = Math.max(0, ...constants.map((c) => c.length));
+  const numberKey = Buffer.from(`"${jsonKey(field.number, false)}`);
+  const close = Buffer.from(`${tail}}`);
+  const tailEnd = Buffer.concat([close, END]);
+  const most = Math.max(0, ...open.map((c) => c.length));
   return {
     cells: Int32Array.from(field.cells.map((c) => c.index)),
-    constants,
     hash: Uint8Array.from(field.cells.map((c) => (c.hash ? 1 : 0))),
-    value,
-    number,
-    tail: end,
-    fixedBytes: most + value.length + 2 + HASH_BYTES + number.length + NULL.length + end.length + endBytes,
+    open,
+    numberKey,
+    tail: close,
+    tailEnd,
+    nullEnd: Buffer.concat([numberKey, NULL, tailEnd]),
+    // The value's opening quote, its hash (a text's bytes are counted by the caller), the number's key and null.
+    fixedBytes: most + 1 + HASH_BYTES + numberKey.length + NULL.length + close.length + endBytes,
   };
 }
 
 /**
  * A long shape's encoder (an `answer` field): it writes the row's fields before the answer once per
  * row, and copies them into the record of each non-empty answer cell, with the answer as text and,
- * where the cell is a plain number, as a number.
+ * where the cell is a plain number, as a number. A record costs three or four copies of literals
+ * (AnswerPart) and one pass over the cell's bytes: the hot path of a layout that writes several
+ * times the bytes per cell of the wide one (docs/benchmarks.md, the long layout's cost per cell).
  */
 export class LongRecordEncoder extends RecordEncoder {
   private readonly answer: AnswerPart;
@@ -121,8 +126,9 @@ export class LongRecordEncoder extends RecordEncoder {
     const {bytes, cells, width} = batch;
     const most = this.partMost(batch, k);
     if (most > this.rowPart.length) this.rowPart = new Uint8Array(Math.max(most, 2 * this.rowPart.length));
-    const part = this.rowPart;
-    const partEnd = this.fields(batch, k, copy(head, part, 0), part);
+    const part = this.rowPart.subarray(0, this.fields(batch, k, copy(head, this.rowPart, 0), this.rowPart));
+    // Most rows have no change to tell: their records end with literals alone.
+    const plain = this.changes === 0 && this.cutCount === 0;
     let o = at;
     for (let a = 0; a < answer.cells.length; a++) {
       const index = answer.cells[a];
@@ -131,20 +137,26 @@ export class LongRecordEncoder extends RecordEncoder {
       const end = cells[k + index + 1] - 1;
       const quoted = bytes[start] === QUOTE && end > start;
       if (end - start === (quoted ? 2 : 0)) continue;
-      buf.set(part.subarray(0, partEnd), o);
-      o = copy(answer.constants[a], buf, o + partEnd);
-      o = copy(answer.value, buf, o);
+      // The cell's text: a quoted cell's lies inside its quotes.
+      const from = quoted ? start + 1 : start;
+      const to = quoted ? end - 1 : end;
+      o = copy(answer.open[a], buf, copy(part, buf, o));
       const hashed = answer.hash[a] === 1;
-      o = hashed
-        ? this.writeHash(bytes, start, end, buf, o)
-        : writeText(bytes, quoted ? start + 1 : start, quoted ? end - 1 : end, quoted, buf, o);
-      buf[o++] = QUOTE;
-      o = copy(answer.number, buf, o);
-      const number = hashed ? undefined : plainNumber(bytes, start, end);
+      o = hashed ? this.writeHash(bytes, start, end, buf, o) : writeText(bytes, from, to, quoted, buf, o);
+      const number = !hashed && plainNumber(bytes, from, to);
+      if (plain && !number) {
+        o = copy(answer.nullEnd, buf, o);
+        continue;
+      }
+      o = copy(answer.numberKey, buf, o);
       if (number) {
-        buf.set(bytes.subarray(number[0], number[1]), o);
-        o += number[1] - number[0];
+        // The number digit for digit, as the cell has it.
+        for (let i = from; i < to; i++) buf[o++] = bytes[i];
       } else o = copy(NULL, buf, o);
+      if (plain) {
+        o = copy(answer.tailEnd, buf, o);
+        continue;
+      }
       let cut: CellCut | undefined;
       for (let c = this.cutFrom; c < this.cutFrom + this.cutCount; c++)
         if (this.cuts[c].cell === index) cut = this.cuts[c];

@@ -15,7 +15,7 @@ export const HASH_BYTES = 64;
 const ANSWER_CUT = Buffer.from(JSON.stringify(truncatedCell('value', true)));
 
 /** The end of a record, and of one with changes (`meta.changes`, between the two). */
-const END = Buffer.from('}}\n');
+export const END = Buffer.from('}}\n');
 const META_OPEN = Buffer.from(',"meta":{"changes":[');
 const META_CLOSE = Buffer.from(']}}}\n');
 
@@ -51,7 +51,7 @@ export class RecordEncoder {
   protected cutCount = 0;
   /** The cells of the row being written that changed, and how many. */
   private readonly changed: Int32Array;
-  private changes = 0;
+  protected changes = 0;
   protected readonly fixedBytes: number;
   /** The most bytes a record's end takes (with its meta.changes). */
   protected readonly endBytes: number;

@@ -7,6 +7,8 @@ import {Writable} from 'stream';
 
 import {recordMessage, streamState} from '../../src/protocol/messages';
 import {MessageWriter} from '../../src/protocol/output';
+import {CsvScanner} from '../../src/csv/parser';
+import {RowBatch} from '../../src/csv/rows';
 import {recordEncoder} from '../../src/protocol/long-record-encoder';
 import {recordCounter, RecordShape, shapeChanges, shapeRecords} from '../../src/sync/output-port';
 import {tempDir} from '../helpers/connector';
@@ -297,6 +299,36 @@ describe('long shapes and hashed cells', () => {
       answers: {x: null, y: hmac(TRICKY_CELLS[2]), z: TRICKY_CELLS[4]},
     });
     expect(shapeRecords(shape, ['', '', ''])[0]).toMatchObject({b: null, answers: {x: null, y: null, z: null}});
+  });
+
+  test("a cut answer's record says so as `value`; a cut field of the row, in each record of its row", () => {
+    const shape: RecordShape = {
+      stream: {name: 'answers'},
+      fields: [
+        {kind: 'text', name: 'response_id', index: 0},
+        {
+          kind: 'answer',
+          cells: [1, 2].map((index) => ({index, constants: [{name: 'column', value: `c${index}`}]})),
+          value: 'value',
+          number: 'value_number',
+        },
+        {kind: 'constant', name: 'w', value: 'W'},
+      ],
+    };
+    const scanner = new CsvScanner('|', {maxCellChars: 4});
+    scanner.push(Buffer.from('id|a|b\n1|12|abcdef\n123456|7|\n'));
+    scanner.end();
+    const lines = Buffer.concat(recordEncoder(shape).encode(scanner.take() as RowBatch, 7, 4096))
+      .toString('utf8')
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line).record);
+    const cut = (field: string) => [{field, change: 'TRUNCATED', reason: 'SOURCE_FIELD_SIZE_LIMITATION'}];
+    expect(lines.map((r) => [r.data, r.meta?.changes])).toEqual([
+      [{response_id: '1', column: 'c1', value: '12', value_number: 12, w: 'W'}, undefined],
+      [{response_id: '1', column: 'c2', value: 'abcd', value_number: null, w: 'W'}, cut('value')],
+      [{response_id: '1234', column: 'c1', value: '7', value_number: 7, w: 'W'}, cut('response_id')],
+    ]);
   });
 });
 
