@@ -13,6 +13,7 @@ import {emittedOf} from '../../src/sync/state/stream-state';
 import {IdentityResume} from '../../src/sync/windows/resume';
 import {logLines, records, RunResult} from '../helpers/connector';
 import {responses} from '../helpers/combined';
+import {answerRecords} from '../helpers/long';
 import {simCatalog, streamOf, World, withWorld} from '../helpers/fixtures';
 
 const DAY = 86_400_000;
@@ -99,6 +100,31 @@ describe('one Response ID on two rows of a file, listed in the other order after
         code: 0,
         redownloads: 1,
         got: truthRows(world, [0, 1, 3, 2, 5, 4]),
+      });
+    });
+  });
+
+  test('long: the answers of each of the two rows once, exit 0', async () => {
+    await withWorld(SIX_IN_PAIRS, async (world) => {
+      cutInSecondRow(world);
+      const config = world.config({stream_layout: 'long', start_date: new Date(Date.now() - 3 * DAY).toISOString()});
+      const run = await world.run([
+        'read',
+        '--config',
+        config,
+        '--catalog',
+        await world.discoveredCatalog(config, 'incremental'),
+      ]);
+      const {header, rows} = world.sim.groundTruth(Q);
+      // Every non-empty answer of every row once: [Response ID, Created, header, value].
+      const want = rows.flatMap((row) =>
+        header.slice(2).flatMap((text, i) => (row[i + 2] === '' ? [] : [[row[0], row[1], text, row[i + 2]]]))
+      );
+      const got = answerRecords(run).map((a) => [a.response_id, String(a.created), a.header, a.value]);
+      expect({code: run.code, redownloads: redownloads(run).length, got: got.sort()}).toEqual({
+        code: 0,
+        redownloads: 1,
+        got: want.sort(),
       });
     });
   });
