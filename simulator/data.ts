@@ -246,7 +246,7 @@ export class QuestData {
     return i;
   }
 
-  /** Row i's Response ID: a number, or a version-4-shaped UUID drawn from (seed, quest, i); repeatedIds: row i - 1's. */
+  /** Row i's Response ID: a number, or a UUID drawn from (seed, quest, i); or row i - 1's (repeatedIds). */
   responseId(i: number): string {
     if (this.repeatsId(i)) return this.responseId(i - 1);
     if (this.config.responseIds !== 'uuid') return String(this.idBase + i);

@@ -44,7 +44,7 @@ export interface QuestProgress {
   emitted?: EmittedRows;
 }
 
-/** About the bytes a row's identity takes in a STATE's JSON: its key and fingerprint, if any, each quoted with a comma. */
+/** About the bytes a row's identity takes in a STATE's JSON: its key and its fingerprint if any, quoted, a comma each. */
 export function identityBytes(key: string, fingerprint = ''): number {
   return Buffer.byteLength(key) + 3 + (fingerprint ? fingerprint.length + 3 : 0);
 }

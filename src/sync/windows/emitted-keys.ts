@@ -19,8 +19,9 @@ const NO_PRINT = new Uint32Array(2);
  * plus about one more per eight keys for the index) that says which of the file's identities were
  * emitted before it began. The next setback starts over, with that file's own keys added.
  *
- * Keys are exact, never probable (the fingerprint beside them is a hash): a key is stored in one of four forms, chosen by the key's own bytes, so
- * the same key always takes the same form and keys of two forms are never compared.
+ * Keys are exact, never probable (the fingerprint beside a key is a hash, see rowPrint): a key is
+ * stored in one of four forms, chosen by the key's own bytes, so the same key always takes the
+ * same form and keys of two forms are never compared.
  * - a UUID in canonical form (8-4-4-4-12 hex digits), lower or upper case: its 16 bytes (a form each);
  * - any other key of up to 15 bytes: its length and bytes;
  * - a longer key (or a whole row): a 64-bit hash and where the key's bytes lie in a second spill

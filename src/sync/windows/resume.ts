@@ -11,9 +11,9 @@ import {rowPrint} from './key-forms';
  * skips exactly the rows whose identity this window has emitted already, wherever they stand, and
  * emits every other row: nothing twice, nothing skipped by position.
  *
- * A row's identity is its Response ID and a fingerprint of the row's cells (rowPrint) when the
+ * A row's identity is its Response ID and a fingerprint of the row's bytes (rowPrint) when the
  * export has that column (the stream's primary key), else the whole row; identities are counted by
- * occurrence (two identical rows stay two rows). The fingerprint (of the row's bytes) tells apart two rows a service
+ * occurrence (two identical rows stay two rows). The fingerprint tells apart two rows a service
  * lists under one Response ID: after a cut-off the next file may list them in the other order, and
  * each is still emitted once. (A response changed between two exports of one window is thereby
  * another row: both versions are emitted.)
@@ -21,8 +21,9 @@ import {rowPrint} from './key-forms';
  * Rows an earlier, failed read emitted and a STATE committed (EmittedRows in the state: Response
  * IDs with their fingerprints in base64url, or whole rows in base64) count as emitted before every
  * file of every window, until the cursor passes them. An id listed without a fingerprint (a state
- * written before there were any) stands for any one row of that id, as it did then. The window lists its own identities the same way while they fit in what a
- * STATE may carry (LIMITS.state.emittedKeyBytes), for the STATE that follows a failure.
+ * written before there were any) stands for any one row of that id, as it did then. The window
+ * lists its own identities the same way while they fit in what a STATE may carry
+ * (LIMITS.state.emittedKeyBytes), for the STATE that follows a failure.
  */
 export interface ResumeStrategy {
   /** The rows of a batch not emitted yet in this window; they count as emitted from now on. */
@@ -48,8 +49,9 @@ export class IdentityResume implements ResumeStrategy {
    */
   private readonly before = new Map<string, Map<string, number>>();
   private beforeLeft = new Map<string, Map<string, number>>();
-  /** The fingerprint of the row at hand. */
+  /** The fingerprint of the row at hand, and its bytes as a STATE lists them (little-endian). */
   private readonly print = new Uint32Array(2);
+  private readonly printBytes = Buffer.alloc(8);
 
   /**
    * @param keyIndex the Response ID cell of each row, or -1 when the export has none (the whole row
@@ -142,7 +144,9 @@ export class IdentityResume implements ResumeStrategy {
   /** The row's fingerprint as a STATE lists it: 11 base64url characters ('' for a whole row, its own key). */
   private printText(): string {
     if (this.wholeRows) return '';
-    return Buffer.from(this.print.buffer, this.print.byteOffset, 8).toString('base64url');
+    this.printBytes.writeUInt32LE(this.print[0], 0);
+    this.printBytes.writeUInt32LE(this.print[1], 4);
+    return this.printBytes.toString('base64url');
   }
 
   /** An identity as a STATE lists it: a Response ID as its text, a whole row's key in base64. */
