@@ -5,7 +5,7 @@
 // process against the simulator's `repeatedIds` switch, per layout, with the exact rows, exit code
 // and log line; and the STATE's list of a failed quest's rows (combined, long) in its new and old form.
 
-import {csvText} from '../../simulator';
+import {createEngine, csvText} from '../../simulator';
 import {CsvReadOptions, readCsv} from '../../src/csv/reader';
 import {RowBatch, rowStrings} from '../../src/csv/rows';
 import {EmittedRows} from '../../src/sync/state/checkpoints';
@@ -201,5 +201,34 @@ describe("the STATE's list of a failed quest's rows (combined, long)", () => {
     expect(() => emittedOf(state, 'responses')).toThrow(
       /^Invalid state: the 'emitted' rows of responses list 'fingerprints' that are not one text per key\./
     );
+  });
+});
+
+describe("the simulator's repeatedIds switch", () => {
+  const start = new Date(Date.now() - DAY).toISOString();
+
+  test('at 0.5, a seeded half of the pairs share an id, alike in the truth and in an export; the other rows keep their own', () => {
+    const engine = createEngine({
+      seed: 7,
+      quests: [{id: Q, rows: 400, columns: 1, repeatedIds: 0.5, firstCreatedAt: start}],
+    });
+    const ids = engine.groundTruth(Q).rows.map((r) => r[0]);
+    const shared = Array.from({length: 200}, (_, j) => ids[2 * j] === ids[2 * j + 1]).filter(Boolean).length;
+    expect({distinct: new Set(ids).size, shared: shared > 70 && shared < 130}).toEqual({
+      distinct: 400 - shared,
+      shared: true,
+    });
+    expect(engine.exportRows(Q, {until: Date.now()}).map((r) => r[0])).toEqual(ids);
+  });
+
+  test.each([
+    [{repeatedIds: 1.5}, /^quest d024.*: repeatedIds must lie in \[0, 1\]$/],
+    [{repeatedIds: 1, corruption: 'cut-last-cell' as const}, /repeatedIds and cut-last-cell do not go together/],
+    [
+      {repeatedIds: 1, rows: undefined, table: {header: ['Response ID', 'Created'], rows: [['1', start]]}},
+      /a table quest takes no repeatedIds/,
+    ],
+  ])('refused: %j', (quest, message) => {
+    expect(() => createEngine({quests: [{id: Q, rows: 4, ...quest}]})).toThrow(message);
   });
 });
