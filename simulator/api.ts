@@ -106,7 +106,9 @@ export async function downloadExport(ctx: Ctx, state: State, quest: QuestEntry, 
   // Opening first keeps the bytes readable even if the export is deleted meanwhile.
   let body: FileBody;
   try {
-    body = await state.exports.body(job, end, gzip);
+    // repeatedIds: each download lists repeated pairs in the other order than the one before it (an
+    // export's first download, than the first of the export numbered before it).
+    body = await state.exports.body(job, end, gzip, (job.seq + job.downloads) % 2 === 1);
   } catch {
     return gone(ctx, job);
   }

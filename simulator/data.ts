@@ -84,6 +84,7 @@ export class QuestData {
   private questions: Question[];
   private readonly table?: Table;
   private readonly rowSeed: number;
+  private readonly pairSeed: number;
   private readonly idBase: number;
   private readonly firstMs: number;
   private readonly spanMs: number;
@@ -102,6 +103,7 @@ export class QuestData {
   ) {
     this.questions = buildLayout(config.columns, PRESETS[config.titles], config.questionTitles);
     this.rowSeed = deriveSeed(seed, `rows:${config.id}`);
+    this.pairSeed = deriveSeed(seed, `pairs:${config.id}`);
     this.idBase = 100_000_000 + (deriveSeed(seed, `ids:${config.id}`) % 800_000_000);
     this.initialRows = config.rows;
     const end = startMs - 60_000;
@@ -227,8 +229,26 @@ export class QuestData {
     return cells;
   }
 
-  /** Row i's Response ID: a number, or a version-4-shaped UUID drawn from (seed, quest, i). */
+  /** repeatedIds: whether row i is the second of a pair listed under one Response ID. */
+  repeatsId(i: number): boolean {
+    const rate = this.config.repeatedIds ?? 0;
+    return rate > 0 && i % 2 === 1 && mix32(this.pairSeed ^ mix32((i - 1) / 2)) / 2 ** 32 < rate;
+  }
+
+  /**
+   * The row listed at position i of an export of rows [lo, hi): row i, or with `swapped` the other
+   * row of its repeated pair when both lie in the export (repeatedIds).
+   */
+  listed(i: number, lo: number, hi: number, swapped: boolean): number {
+    if (!swapped) return i;
+    if (this.repeatsId(i) && i - 1 >= lo) return i - 1;
+    if (i + 1 < hi && this.repeatsId(i + 1)) return i + 1;
+    return i;
+  }
+
+  /** Row i's Response ID: a number, or a UUID drawn from (seed, quest, i); or row i - 1's (repeatedIds). */
   responseId(i: number): string {
+    if (this.repeatsId(i)) return this.responseId(i - 1);
     if (this.config.responseIds !== 'uuid') return String(this.idBase + i);
     let hex = '';
     for (let k = 0; k < 4; k++)

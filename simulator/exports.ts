@@ -42,8 +42,10 @@ export interface ExportJob {
   bytes?: number;
   /** cut-last-cell: where every download of the file ends. */
   cutAt?: number;
-  /** compression 'gzip': the compressed body, made by the first download that needs it. */
-  gzip?: Promise<{file: string; size: number}>;
+  /** compression 'gzip': the compressed body of each file, made by the first download that needs it. */
+  gzip?: Map<string, Promise<{file: string; size: number}>>;
+  /** repeatedIds: the file that lists each repeated pair in the other order (on disk, or its content). */
+  swapped?: {file: string; content?: Buffer};
   /** Set when writing the file failed; the job then reports ERROR. */
   failedMs?: number;
   gone: boolean;
@@ -114,11 +116,11 @@ export class ExportStore {
   private generate(job: ExportJob, quest: QuestData, request: ExportRequest, lo: number, hi: number): void {
     const {settings} = request;
     const {config} = quest;
-    const source: CsvSource = {
+    const source = (swapped: boolean): CsvSource => ({
       header: quest.header(settings),
       lo,
       hi,
-      row: (i: number) => quest.exportRow(i, lo, hi, settings),
+      row: (i: number) => quest.exportRow(quest.listed(i, lo, hi, swapped), lo, hi, settings),
       separator: settings.separator,
       corruption: config.corruption,
       headerOnEmpty: config.headerOnEmpty,
@@ -126,16 +128,23 @@ export class ExportStore {
       eol: config.lineEnding === 'lf' ? '\n' : '\r\n',
       middle: middleRow(lo, hi),
       strayQuoteColumn: config.corruption === 'stray-quote' ? quest.strayQuoteColumn(settings) : undefined,
-    };
+    });
+    if (config.repeatedIds) job.swapped = {file: job.file && `${job.file}.swapped`};
     if (this.dir === undefined) {
-      const file = renderCsvFile(source);
+      const file = renderCsvFile(source(false));
+      if (job.swapped) job.swapped.content = renderCsvFile(source(true)).content;
       Object.assign(job, {content: file.content, bytes: file.bytes, cutAt: file.cutAt, fileDoneMs: job.createdMs});
       return;
     }
     // Writing takes real time: a virtual clock waits for it rather than jump past it.
     const release = this.clock.hold?.();
+    const aborted = (): boolean => this.closed || job.gone;
+    const swapped = job.swapped;
     this.track(
-      writeCsvFile(job.file, source, () => this.closed || job.gone)
+      writeCsvFile(job.file, source(false), aborted)
+        .then(async (written) =>
+          swapped && written && !(await writeCsvFile(swapped.file, source(true), aborted)) ? undefined : written
+        )
         .then((written) => {
           if (!written) return;
           job.bytes = written.bytes;
@@ -160,33 +169,40 @@ export class ExportStore {
    * The gzip-compressed bytes [0, end) of the job's file, written once beside it: HTTP wants the
    * compressed size in Content-Length before the first byte, so it cannot be compressed on the fly.
    */
-  compressed(job: ExportJob, end: number): Promise<{file: string; size: number}> {
-    job.gzip ??= (async () => {
-      const file = `${job.file}.gz`;
+  compressed(job: ExportJob, plain: string, end: number): Promise<{file: string; size: number}> {
+    job.gzip ??= new Map();
+    let made = job.gzip.get(plain);
+    if (made) return made;
+    made = (async () => {
+      const file = `${plain}.gz`;
       // createReadStream cannot read zero bytes of a range ({end: -1} is refused).
-      const input = end > 0 ? fs.createReadStream(job.file, {start: 0, end: end - 1}) : Readable.from([]);
+      const input = end > 0 ? fs.createReadStream(plain, {start: 0, end: end - 1}) : Readable.from([]);
       const work = pipeline(input, createGzip(), fs.createWriteStream(file), {signal: this.stop.signal});
       this.track(work.catch(() => undefined));
       await work;
       if (job.gone) await fs.promises.rm(file, {force: true});
       return {file, size: (await fs.promises.stat(file)).size};
     })();
-    return job.gzip;
+    job.gzip.set(plain, made);
+    return made;
   }
 
   /**
    * The body of a download of the job's file: bytes [0, end) (the whole file without `end`),
-   * gzip-compressed when asked. Throws when the file is gone.
+   * gzip-compressed when asked, from the file that lists repeated pairs in the other order when
+   * `swapped` (repeatedIds). Throws when the file is gone.
    */
-  async body(job: ExportJob, end: number | undefined, gzip: boolean): Promise<FileBody> {
+  async body(job: ExportJob, end: number | undefined, gzip: boolean, swapped = false): Promise<FileBody> {
+    const variant = swapped && job.swapped ? job.swapped : {file: job.file, content: job.content};
     if (this.dir === undefined) {
-      if (!job.content) throw new Error(`export ${job.id} has no file`);
-      const plain = job.content.subarray(0, end ?? job.content.length);
+      const content = job.gone ? undefined : variant.content;
+      if (!content) throw new Error(`export ${job.id} has no file`);
+      const plain = content.subarray(0, end ?? content.length);
       const bytes = gzip ? gzipSync(plain) : plain;
       return {size: bytes.length, read: (stop) => Readable.from([bytes.subarray(0, stop)]), close: async () => {}};
     }
-    const compressed = gzip ? await this.compressed(job, end ?? job.bytes ?? 0) : undefined;
-    const handle = await fs.promises.open(compressed?.file ?? job.file, 'r');
+    const compressed = gzip ? await this.compressed(job, variant.file, end ?? job.bytes ?? 0) : undefined;
+    const handle = await fs.promises.open(compressed?.file ?? variant.file, 'r');
     const size = compressed?.size ?? end ?? (await handle.stat()).size;
     return {size, read: (stop) => handle.createReadStream({start: 0, end: stop - 1}), close: () => handle.close()};
   }
@@ -264,8 +280,11 @@ export class ExportStore {
     job.content = undefined;
     if (this.dir === undefined) return;
     // A running writer notices `gone` and removes its own partial file.
-    fs.promises.rm(job.file, {force: true}).catch(() => undefined);
-    if (job.gzip) fs.promises.rm(`${job.file}.gz`, {force: true}).catch(() => undefined);
+    for (const file of [job.file, job.swapped?.file]) {
+      if (file === undefined) continue;
+      fs.promises.rm(file, {force: true}).catch(() => undefined);
+      if (job.gzip?.has(file)) fs.promises.rm(`${file}.gz`, {force: true}).catch(() => undefined);
+    }
   }
 
   /** Stops all writers and waits until their files are closed. */

@@ -47,6 +47,11 @@ function resolveQuest(q: QuestConfig, startMs: number): ResolvedQuest {
   oneOf(q.id, 'encoding', q.encoding, ENCODINGS);
   oneOf(q.id, 'lineEnding', q.lineEnding, ['crlf', 'lf']);
   oneOf(q.id, 'responseIds', q.responseIds, ['numeric', 'uuid']);
+  const repeated = q.repeatedIds;
+  if (repeated !== undefined && !(repeated >= 0 && repeated <= 1))
+    throw new Error(`quest ${q.id}: repeatedIds must lie in [0, 1]`);
+  if (repeated && q.corruption === 'cut-last-cell')
+    throw new Error(`quest ${q.id}: repeatedIds and cut-last-cell do not go together (the cut is one offset)`);
   const perThousand = q.exportMsPerThousandRows;
   if (perThousand !== undefined && !(perThousand >= 0))
     throw new Error(`quest ${q.id}: exportMsPerThousandRows must be >= 0`);
@@ -67,9 +72,9 @@ function resolveQuest(q: QuestConfig, startMs: number): ResolvedQuest {
 
 /** A quest whose responses are given as a table: the table says its rows, columns and times. */
 function resolveTableQuest(q: QuestConfig, table: QuestTable): ResolvedQuest {
-  const clash = (['rows', 'createdAt', 'columns', 'titles', 'questionTitles', 'firstCreatedAt'] as const).filter(
-    (name) => q[name] !== undefined
-  );
+  const clash = (
+    ['rows', 'createdAt', 'columns', 'titles', 'questionTitles', 'firstCreatedAt', 'repeatedIds'] as const
+  ).filter((name) => q[name] !== undefined);
   if (clash.length) throw new Error(`quest ${q.id}: a table quest takes no ${clash.join(', ')}`);
   const {times} = resolveTable(q.id, table.header, table.rows);
   oneOf(q.id, 'encoding', q.encoding, ENCODINGS);

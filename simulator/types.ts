@@ -65,6 +65,12 @@ export interface QuestConfig {
   lineEnding?: LineEnding;
   responseIds?: ResponseIdFormat;
   /**
+   * A service bug: this fraction (0 to 1) of the row pairs (rows 0 and 1, 2 and 3, …) list the
+   * second row under the first one's Response ID (the answers stay its own), seeded, the same in
+   * every export; and every other download lists each such pair of its export in the other order.
+   */
+  repeatedIds?: number;
+  /**
    * The responses exactly as given, instead of seeded ones: every export is this table's rows of
    * its window (export settings other than the separator do not apply). Excludes rows, createdAt,
    * columns, titles and questionTitles.

@@ -26,6 +26,11 @@ export interface EmittedRows {
   until: number;
   /** Their identities, one per row: Response IDs, or whole rows (resume.ts) when `wholeRows`. */
   keys: string[];
+  /**
+   * Beside Response IDs, each row's fingerprint (resume.ts), to tell apart two rows of one id; ''
+   * where a state written before fingerprints listed the id (any one row of it). Absent for whole rows.
+   */
+  fingerprints?: string[];
   wholeRows: boolean;
 }
 
@@ -39,11 +44,26 @@ export interface QuestProgress {
   emitted?: EmittedRows;
 }
 
-/** About the bytes a list of keys takes in a STATE's JSON (quotes and a comma each). */
-function keyBytes(keys: readonly string[]): number {
+/** About the bytes a row's identity takes in a STATE's JSON: its key and its fingerprint if any, quoted, a comma each. */
+export function identityBytes(key: string, fingerprint = ''): number {
+  return Buffer.byteLength(key) + 3 + (fingerprint ? fingerprint.length + 3 : 0);
+}
+
+function keyBytes(rows: Pick<EmittedRows, 'keys' | 'fingerprints'>): number {
   let bytes = 0;
-  for (const key of keys) bytes += Buffer.byteLength(key) + 3;
+  rows.keys.forEach((key, i) => (bytes += identityBytes(key, rows.fingerprints?.[i])));
   return bytes;
+}
+
+/** Two lists of emitted rows as one; fingerprints where either has them ('' for the rows of one without). */
+function joined(
+  a: Pick<EmittedRows, 'keys' | 'fingerprints'>,
+  b: Pick<EmittedRows, 'keys' | 'fingerprints'>
+): Pick<EmittedRows, 'keys' | 'fingerprints'> {
+  const keys = [...a.keys, ...b.keys];
+  if (!a.fingerprints && !b.fingerprints) return {keys};
+  const prints = (x: typeof a): string[] => x.fingerprints ?? x.keys.map(() => '');
+  return {keys, fingerprints: [...prints(a), ...prints(b)]};
 }
 
 /** Turns the progress of a stream's quests into its stream state (the layout decides the shape). */
@@ -171,15 +191,19 @@ export class QuestCheckpoints {
    * Returns false when they exceed LIMITS.state.emittedKeyBytes: the stream is then held (no more
    * STATEs in this sync).
    */
-  failedWithRows(window: TimeWindow, keys: readonly string[] | undefined, wholeRows: boolean): boolean {
+  failedWithRows(
+    window: TimeWindow,
+    keys: Pick<EmittedRows, 'keys' | 'fingerprints'> | undefined,
+    wholeRows: boolean
+  ): boolean {
     if (this.owner.clean) return true;
     const earlier = this.progress.emitted?.wholeRows === wholeRows ? this.progress.emitted : undefined;
-    const all = [...(earlier?.keys ?? []), ...(keys ?? [])];
+    const all = joined(earlier ?? {keys: []}, keys ?? {keys: []});
     if (keys === undefined || keyBytes(all) > LIMITS.state.emittedKeyBytes) {
       this.owner.hold();
       return false;
     }
-    this.progress.emitted = {until: Math.max(window.until, earlier?.until ?? 0), keys: all, wholeRows};
+    this.progress.emitted = {until: Math.max(window.until, earlier?.until ?? 0), ...all, wholeRows};
     return true;
   }
 

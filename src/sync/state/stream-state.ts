@@ -25,6 +25,8 @@ interface EmittedState {
   until: string;
   /** Response IDs, or whole rows when `whole_rows`. */
   keys: string[];
+  /** Beside Response IDs: each row's fingerprint ('': any row of the id). States written before them have none. */
+  fingerprints?: string[];
   whole_rows?: boolean;
 }
 
@@ -57,6 +59,7 @@ export function questState(progress: QuestProgress, cursorField: string): QuestS
           emitted: {
             until: formatUtcTimestamp(emitted.until),
             keys: emitted.keys,
+            ...(emitted.fingerprints ? {fingerprints: emitted.fingerprints} : {}),
             ...(emitted.wholeRows ? {whole_rows: true} : {}),
           },
         }
@@ -199,5 +202,10 @@ export function emittedOf(streamState: unknown, stream: string): EmittedRows | u
   if (until === undefined || !Array.isArray(keys) || !keys.every((k) => typeof k === 'string')) {
     invalidState(`the 'emitted' rows of ${stream} are not an 'until' timestamp and a list of 'keys'.`);
   }
-  return {until, keys, wholeRows: emitted.whole_rows === true};
+  const prints = emitted.fingerprints;
+  if (prints === undefined) return {until, keys, wholeRows: emitted.whole_rows === true};
+  if (!Array.isArray(prints) || prints.length !== keys.length || !prints.every((p) => typeof p === 'string')) {
+    invalidState(`the 'emitted' rows of ${stream} list 'fingerprints' that are not one text per key.`);
+  }
+  return {until, keys, fingerprints: prints, wholeRows: emitted.whole_rows === true};
 }

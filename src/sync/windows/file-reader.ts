@@ -130,7 +130,7 @@ export async function readExportFile(
                 ctx.logger.warn(
                   `Quest ${questId}: the identities of the rows emitted from ${where} are kept in memory, not in a temporary file: ${reason}. Memory grows with the window's rows; give the connector a writable TMPDIR.`
                 ),
-              ctx.emitted?.wholeRows === keyIndex < 0 ? ctx.emitted.keys : []
+              ctx.emitted?.wholeRows === keyIndex < 0 ? ctx.emitted : undefined
             );
           } else if (!sameRow(files.header, cells)) {
             throw connectorError(

@@ -1,6 +1,12 @@
+/** The 32-bit words of an entry: four of the key's form (see EmittedKeys), then the row's fingerprint (two). */
+export const ENTRY_WORDS = 6;
+/** Where an entry's fingerprint lies in it. */
+export const PRINT = 4;
+
 /**
- * Entries of four 32-bit words, partitioned in place into buckets by the top bits of their first
- * word (about eight entries a bucket), and which of them a file has met. Built after a setback only.
+ * Entries of ENTRY_WORDS words, partitioned in place into buckets by the top bits of their first
+ * word mixed with their fingerprint (about eight entries a bucket; rows that share a key spread
+ * too), and which of them a file has met. Built after a setback only.
  */
 export class Table {
   readonly index: Uint32Array;
@@ -22,16 +28,17 @@ export class Table {
   }
 
   /**
-   * The first entry not yet met whose words equal `probe` (all four, or the first two with
-   * `verify` deciding), which is then met; -1 when there is none.
+   * The first entry not yet met whose words equal `probe`'s (all of them, or with `verify` all but
+   * words 2 and 3, which `verify` decides), which is then met; -1 when there is none.
    */
-  meet(probe: Uint32Array, compare: 2 | 4, verify?: (entry: number) => boolean): number {
+  meet(probe: Uint32Array, verify?: (entry: number) => boolean): number {
     const w = this.words;
-    const bucket = probe[0] >>> this.shift;
+    const bucket = bucketOf(probe, 0, this.shift);
     for (let i = this.index[bucket], end = this.index[bucket + 1]; i < end; i++) {
-      const k = i * 4;
-      if (w[k] !== probe[0] || w[k + 1] !== probe[1]) continue;
-      if (compare === 4 && (w[k + 2] !== probe[2] || w[k + 3] !== probe[3])) continue;
+      const k = i * ENTRY_WORDS;
+      if (w[k] !== probe[0] || w[k + 1] !== probe[1] || w[k + PRINT] !== probe[PRINT]) continue;
+      if (w[k + PRINT + 1] !== probe[PRINT + 1]) continue;
+      if (!verify && (w[k + 2] !== probe[2] || w[k + 3] !== probe[3])) continue;
       if (this.taken[i >>> 3] & (1 << (i & 7))) continue;
       if (verify && !verify(k)) continue;
       this.taken[i >>> 3] |= 1 << (i & 7);
@@ -41,24 +48,28 @@ export class Table {
   }
 }
 
-/** American flag sort on the top bits of each entry's first word: no second copy of the entries. */
+function bucketOf(w: Uint32Array, k: number, shift: number): number {
+  return ((w[k] ^ w[k + PRINT]) >>> 0) >>> shift;
+}
+
+/** American flag sort on the bucket of each entry: no second copy of the entries. */
 function partition(w: Uint32Array, n: number, shift: number, buckets: number): Uint32Array {
   const index = new Uint32Array(buckets + 1);
-  for (let i = 0; i < n; i++) index[(w[i * 4] >>> shift) + 1]++;
+  for (let i = 0; i < n; i++) index[bucketOf(w, i * ENTRY_WORDS, shift) + 1]++;
   for (let b = 0; b < buckets; b++) index[b + 1] += index[b];
   const next = index.slice(0, buckets);
   for (let b = 0; b < buckets; b++) {
     const end = index[b + 1];
     let i = next[b];
     while (i < end) {
-      const t = w[i * 4] >>> shift;
+      const t = bucketOf(w, i * ENTRY_WORDS, shift);
       if (t === b) {
         i++;
         continue;
       }
-      const j = next[t]++ * 4;
-      const k = i * 4;
-      for (let x = 0; x < 4; x++) {
+      const j = next[t]++ * ENTRY_WORDS;
+      const k = i * ENTRY_WORDS;
+      for (let x = 0; x < ENTRY_WORDS; x++) {
         const v = w[k + x];
         w[k + x] = w[j + x];
         w[j + x] = v;

@@ -140,7 +140,7 @@ export class QuestSync {
    */
   private failedWithRows(w: PlannedWindow): void {
     const resume = w.files.resume;
-    const keys = resume ? resume.emittedKeys() : [];
+    const keys = resume ? resume.emittedKeys() : {keys: []};
     const where = `${this.plan.stream.name}: quest ${this.plan.questId} failed after emitting ${resume?.emitted ?? 0} rows of window ${describeWindow(w.window)} that no STATE has committed yet`;
     if (this.checkpoints.failedWithRows(w.window, keys, resume?.wholeRows ?? false)) {
       this.ctx.logger.info(

@@ -1,6 +1,8 @@
 import {LIMITS} from '../../core/limits';
 import {cellText, QUOTE, RowBatch, selectRows} from '../../csv/rows';
+import {EmittedRows, identityBytes} from '../state/checkpoints';
 import {EmittedKeys} from './emitted-keys';
+import {rowPrint} from './key-forms';
 
 /**
  * Resume within a window, by identity. The API documents no row order, and a re-generated or
@@ -9,13 +11,19 @@ import {EmittedKeys} from './emitted-keys';
  * skips exactly the rows whose identity this window has emitted already, wherever they stand, and
  * emits every other row: nothing twice, nothing skipped by position.
  *
- * A row's identity is its Response ID when the export has that column (the stream's primary key),
- * else the whole row, counted by occurrence (two identical rows stay two rows).
+ * A row's identity is its Response ID and a fingerprint of the row's bytes (rowPrint) when the
+ * export has that column (the stream's primary key), else the whole row; identities are counted by
+ * occurrence (two identical rows stay two rows). The fingerprint tells apart two rows a service
+ * lists under one Response ID: after a cut-off the next file may list them in the other order, and
+ * each is still emitted once. (A response changed between two exports of one window is thereby
+ * another row: both versions are emitted.)
  *
  * Rows an earlier, failed read emitted and a STATE committed (EmittedRows in the state: Response
- * IDs, or whole rows in base64) count as emitted before every file of every window, until the
- * cursor passes them. The window lists its own identities the same way while they fit in what a
- * STATE may carry (LIMITS.state.emittedKeyBytes), for the STATE that follows a failure.
+ * IDs with their fingerprints in base64url, or whole rows in base64) count as emitted before every
+ * file of every window, until the cursor passes them. An id listed without a fingerprint (a state
+ * written before there were any) stands for any one row of that id, as it did then. The window
+ * lists its own identities the same way while they fit in what a STATE may carry
+ * (LIMITS.state.emittedKeyBytes), for the STATE that follows a failure.
  */
 export interface ResumeStrategy {
   /** The rows of a batch not emitted yet in this window; they count as emitted from now on. */
@@ -33,27 +41,36 @@ export class IdentityResume implements ResumeStrategy {
   private reading = false;
   private scratch = new Uint8Array(256);
   /** The identities emitted, as a STATE lists them, while they fit (undefined: they no longer do). */
-  private listed: string[] | undefined = [];
+  private listed: {keys: string[]; fingerprints: string[]} | undefined = {keys: [], fingerprints: []};
   private listedBytes = 0;
-  /** Identities of rows an earlier read emitted (see the module comment), and those not met yet in this file. */
-  private readonly before: ReadonlyMap<string, number>;
-  private beforeLeft = new Map<string, number>();
+  /**
+   * Identities of rows an earlier read emitted (see the module comment), by key then fingerprint ('':
+   * any row of the key), counted; and those not met yet in this file.
+   */
+  private readonly before = new Map<string, Map<string, number>>();
+  private beforeLeft = new Map<string, Map<string, number>>();
+  /** The fingerprint of the row at hand, and its bytes as a STATE lists them (little-endian). */
+  private readonly print = new Uint32Array(2);
+  private readonly printBytes = Buffer.alloc(8);
 
   /**
    * @param keyIndex the Response ID cell of each row, or -1 when the export has none (the whole row
    *   is then its identity).
    * @param onMemory told once if the keys cannot be spilled to a temporary file (they are then kept in memory).
-   * @param before identities of rows an earlier read emitted, of this kind (see the module comment).
+   * @param before rows an earlier read emitted, with identities of this kind (see the module comment).
    */
   constructor(
     private readonly keyIndex: number,
     onMemory?: (reason: string) => void,
-    before: readonly string[] = []
+    before?: Pick<EmittedRows, 'keys' | 'fingerprints'>
   ) {
     this.keys = new EmittedKeys({onMemory});
-    const counts = new Map<string, number>();
-    for (const key of before) counts.set(key, (counts.get(key) ?? 0) + 1);
-    this.before = counts;
+    before?.keys.forEach((key, i) => {
+      const prints = this.before.get(key) ?? new Map<string, number>();
+      const print = before.fingerprints?.[i] ?? '';
+      prints.set(print, (prints.get(print) ?? 0) + 1);
+      this.before.set(key, prints);
+    });
   }
 
   /** Identities are whole rows (the export has no Response ID column). */
@@ -61,9 +78,14 @@ export class IdentityResume implements ResumeStrategy {
     return this.keyIndex < 0;
   }
 
-  /** The identities this window emitted, one per row, as a STATE lists them; undefined when too many to list. */
-  emittedKeys(): string[] | undefined {
-    return this.listed && [...this.listed];
+  /**
+   * The identities this window emitted, one per row, as a STATE lists them (fingerprints only with
+   * Response IDs); undefined when too many to list.
+   */
+  emittedKeys(): Pick<EmittedRows, 'keys' | 'fingerprints'> | undefined {
+    if (!this.listed) return undefined;
+    const keys = [...this.listed.keys];
+    return this.wholeRows ? {keys} : {keys, fingerprints: [...this.listed.fingerprints]};
   }
 
   get emitted(): number {
@@ -78,12 +100,13 @@ export class IdentityResume implements ResumeStrategy {
   startFile(): void {
     this.reading = this.keys.size > 0;
     if (this.reading) this.keys.restart();
-    this.beforeLeft = new Map(this.before);
+    this.beforeLeft = new Map([...this.before].map(([key, prints]) => [key, new Map(prints)]));
   }
 
   fresh(batch: RowBatch): RowBatch {
     const {bytes, cells, rows, width} = batch;
     const stride = width + 1;
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     let keep: Uint8Array | undefined;
     for (let r = 0; r < rows; r++) {
       const k = r * stride;
@@ -91,6 +114,7 @@ export class IdentityResume implements ResumeStrategy {
       let start: number;
       let end: number;
       if (this.keyIndex >= 0) {
+        rowPrint(bytes, view, cells[k], cells[k + width] - 1, this.print);
         start = cells[k + this.keyIndex];
         end = cells[k + this.keyIndex + 1] - 1;
         if (end > start && bytes[start] === QUOTE) {
@@ -104,16 +128,25 @@ export class IdentityResume implements ResumeStrategy {
         [start, end] = [0, this.rowKey(batch, k, key)];
       }
       const text = this.listed || this.before.size ? this.text(key, start, end) : '';
-      if ((this.reading && this.keys.take(key, start, end)) || this.takeBefore(text)) {
+      const print = this.listed || this.before.size ? this.printText() : '';
+      if ((this.reading && this.keys.take(key, start, end, this.print)) || this.takeBefore(text, print)) {
         this.skippedRows++;
         keep ??= new Uint8Array(rows).fill(1);
         keep[r] = 0;
         continue;
       }
-      this.keys.add(key, start, end);
-      this.list(text);
+      this.keys.add(key, start, end, this.print);
+      this.list(text, print);
     }
     return keep ? selectRows(batch, keep) : batch;
+  }
+
+  /** The row's fingerprint as a STATE lists it: 11 base64url characters ('' for a whole row, its own key). */
+  private printText(): string {
+    if (this.wholeRows) return '';
+    this.printBytes.writeUInt32LE(this.print[0], 0);
+    this.printBytes.writeUInt32LE(this.print[1], 4);
+    return this.printBytes.toString('base64url');
   }
 
   /** An identity as a STATE lists it: a Response ID as its text, a whole row's key in base64. */
@@ -121,19 +154,30 @@ export class IdentityResume implements ResumeStrategy {
     return Buffer.from(key.buffer, key.byteOffset + start, end - start).toString(this.wholeRows ? 'base64' : 'utf8');
   }
 
-  /** Whether the row is one an earlier read emitted and this file has not met yet; meets it. */
-  private takeBefore(text: string): boolean {
-    const left = this.beforeLeft.get(text);
-    if (!left) return false;
-    this.beforeLeft.set(text, left - 1);
-    return true;
+  /**
+   * Whether the row is one an earlier read emitted and this file has not met yet, by its key and
+   * fingerprint, else by its key alone where the state listed it without one; meets it.
+   */
+  private takeBefore(text: string, print: string): boolean {
+    const prints = this.beforeLeft.get(text);
+    if (!prints) return false;
+    for (const p of [print, '']) {
+      const left = prints.get(p);
+      if (!left) continue;
+      prints.set(p, left - 1);
+      return true;
+    }
+    return false;
   }
 
-  private list(text: string): void {
+  private list(text: string, print: string): void {
     if (!this.listed) return;
-    this.listedBytes += Buffer.byteLength(text) + 3;
+    this.listedBytes += identityBytes(text, print);
     if (this.listedBytes > LIMITS.state.emittedKeyBytes) this.listed = undefined;
-    else this.listed.push(text);
+    else {
+      this.listed.keys.push(text);
+      if (print) this.listed.fingerprints.push(print);
+    }
   }
 
   /** The window is done with: its spill files go. */

@@ -1,6 +1,11 @@
 import {SpillFile} from '../../core/spill-file';
 import {Hash64, scramble} from './key-forms';
-import {Table} from './key-table';
+import {ENTRY_WORDS, PRINT, Table} from './key-table';
+
+/** An exact entry's bytes: the key's 16, then the row's fingerprint (8). */
+const ENTRY_BYTES = ENTRY_WORDS * 4;
+/** A long key's record before its bytes: its length (4 bytes) and the row's fingerprint (8). */
+const LONG_HEAD = 12;
 
 /** Spilled bytes are read back this many at a time. */
 const BLOCK_BYTES = 64 * 1024;
@@ -57,10 +62,10 @@ abstract class SpilledForm {
   }
 }
 
-/** Keys of one exact form: 16-byte entries. */
+/** Keys of one exact form: entries of ENTRY_BYTES (the key's 16 bytes and the row's fingerprint). */
 export class ExactForm extends SpilledForm {
   add(entry: Uint8Array): void {
-    this.spill.append(entry, 0, 16);
+    this.spill.append(entry, 0, ENTRY_BYTES);
     this.count++;
   }
 
@@ -69,10 +74,10 @@ export class ExactForm extends SpilledForm {
     if (!this.table) {
       if (this.next >= this.pending) return false;
       this.reader ??= new SpillReader(this.spill);
-      const {block, at} = this.reader.at(this.next * 16, 16);
-      const bytes = new Uint8Array(entry.buffer, entry.byteOffset, 16);
+      const {block, at} = this.reader.at(this.next * ENTRY_BYTES, ENTRY_BYTES);
+      const bytes = new Uint8Array(entry.buffer, entry.byteOffset, ENTRY_BYTES);
       let same = true;
-      for (let i = 0; i < 16 && same; i++) same = block[at + i] === bytes[i];
+      for (let i = 0; i < ENTRY_BYTES && same; i++) same = block[at + i] === bytes[i];
       if (same) {
         this.next++;
         return true;
@@ -80,30 +85,31 @@ export class ExactForm extends SpilledForm {
       this.load();
     }
     scramble(entry, 0);
-    return (this.table as Table).meet(entry, 4) >= 0;
+    return (this.table as Table).meet(entry) >= 0;
   }
 
   /** The table of the entries not met yet: [next, pending). */
   private load(): void {
     const n = this.pending - this.next;
-    const words = new Uint32Array(n * 4);
-    this.spill.read(new Uint8Array(words.buffer), 0, n * 16, this.next * 16);
-    for (let i = 0; i < n * 4; i += 4) scramble(words, i);
+    const words = new Uint32Array(n * ENTRY_WORDS);
+    this.spill.read(new Uint8Array(words.buffer), 0, n * ENTRY_BYTES, this.next * ENTRY_BYTES);
+    for (let i = 0; i < n * ENTRY_WORDS; i += ENTRY_WORDS) scramble(words, i);
     this.table = new Table(words, n);
   }
 }
 
 /**
- * Keys longer than 15 bytes: each as its length (4 bytes) and bytes in a spill file, met in spill
- * order while the file keeps it; else from a table of (64-bit hash, offset of the key) entries,
- * where a hash match is confirmed by comparing the key's bytes with those read back from the file.
+ * Keys longer than 15 bytes: each as its length (4 bytes), the row's fingerprint (8) and its bytes
+ * in a spill file, met in spill order while the file keeps it; else from a table of (64-bit hash,
+ * offset of the record, fingerprint) entries, where a match is confirmed by comparing the key's
+ * bytes with those read back from the file.
  */
 export class LongForm extends SpilledForm {
   /** Where the next record in spill order begins. */
   private nextAt = 0;
-  private readonly probe = new Uint32Array(4);
+  private readonly probe = new Uint32Array(ENTRY_WORDS);
   private scratch = new Uint8Array(256);
-  private readonly length = new Uint8Array(4);
+  private readonly head = new Uint8Array(LONG_HEAD);
 
   constructor(
     spill: SpillFile,
@@ -112,13 +118,12 @@ export class LongForm extends SpilledForm {
     super(spill);
   }
 
-  add(b: Uint8Array, s: number, e: number): void {
-    const len = e - s;
-    this.length[0] = len & 255;
-    this.length[1] = (len >>> 8) & 255;
-    this.length[2] = (len >>> 16) & 255;
-    this.length[3] = len >>> 24;
-    this.spill.append(this.length);
+  /** Records the key b[s, e) of a row whose fingerprint is print[0], print[1]. */
+  add(b: Uint8Array, s: number, e: number, print: Uint32Array): void {
+    putWord(this.head, 0, e - s);
+    putWord(this.head, 4, print[0]);
+    putWord(this.head, 8, print[1]);
+    this.spill.append(this.head);
     this.spill.append(b, s, e);
     this.count++;
   }
@@ -128,18 +133,19 @@ export class LongForm extends SpilledForm {
     this.nextAt = 0;
   }
 
-  take(b: Uint8Array, s: number, e: number): boolean {
+  take(b: Uint8Array, s: number, e: number, print: Uint32Array): boolean {
+    const len = e - s;
     if (!this.table) {
       if (this.next >= this.pending) return false;
       this.reader ??= new SpillReader(this.spill);
-      const len = lengthAt(this.reader.at(this.nextAt, 4).block, this.reader.at(this.nextAt, 4).at);
-      if (len === e - s) {
-        const {block, at} = this.reader.at(this.nextAt, 4 + len);
+      const head = this.reader.at(this.nextAt, LONG_HEAD);
+      if (wordAt(head.block, head.at) === len && sameWords(head.block, head.at + 4, print)) {
+        const {block, at} = this.reader.at(this.nextAt, LONG_HEAD + len);
         let same = true;
-        for (let i = 0; i < len && same; i++) same = block[at + 4 + i] === b[s + i];
+        for (let i = 0; i < len && same; i++) same = block[at + LONG_HEAD + i] === b[s + i];
         if (same) {
           this.next++;
-          this.nextAt += 4 + len;
+          this.nextAt += LONG_HEAD + len;
           return true;
         }
       }
@@ -147,40 +153,56 @@ export class LongForm extends SpilledForm {
     }
     const table = this.table as Table;
     this.hash(b, s, e, this.probe);
-    const len = e - s;
-    if (this.scratch.length < 4 + len) this.scratch = new Uint8Array(4 + len);
+    this.probe[PRINT] = print[0];
+    this.probe[PRINT + 1] = print[1];
+    if (this.scratch.length < LONG_HEAD + len) this.scratch = new Uint8Array(LONG_HEAD + len);
     const verify = (k: number): boolean => {
       const offset = table.words[k + 2] + table.words[k + 3] * 0x100000000;
-      if (offset + 4 + len > this.spill.size) return false;
-      this.spill.read(this.scratch, 0, 4 + len, offset);
-      if (lengthAt(this.scratch, 0) !== len) return false;
-      for (let i = 0; i < len; i++) if (this.scratch[4 + i] !== b[s + i]) return false;
+      if (offset + LONG_HEAD + len > this.spill.size) return false;
+      this.spill.read(this.scratch, 0, LONG_HEAD + len, offset);
+      if (wordAt(this.scratch, 0) !== len) return false;
+      for (let i = 0; i < len; i++) if (this.scratch[LONG_HEAD + i] !== b[s + i]) return false;
       return true;
     };
-    return table.meet(this.probe, 2, verify) >= 0;
+    return table.meet(this.probe, verify) >= 0;
   }
 
   /** The table of the records not met yet: from `next` on, up to `pending`. */
   private load(): void {
     const n = this.pending - this.next;
-    const words = new Uint32Array(n * 4);
+    const words = new Uint32Array(n * ENTRY_WORDS);
     const reader = new SpillReader(this.spill);
     let offset = this.nextAt;
     for (let i = 0; i < n; i++) {
-      const len = lengthAt(reader.at(offset, 4).block, reader.at(offset, 4).at);
-      const {block, at} = reader.at(offset, 4 + len);
-      this.hash(block, at + 4, at + 4 + len, this.probe);
-      const k = i * 4;
+      const head = reader.at(offset, LONG_HEAD);
+      const len = wordAt(head.block, head.at);
+      const k = i * ENTRY_WORDS;
+      words[k + PRINT] = wordAt(head.block, head.at + 4);
+      words[k + PRINT + 1] = wordAt(head.block, head.at + 8);
+      const {block, at} = reader.at(offset, LONG_HEAD + len);
+      this.hash(block, at + LONG_HEAD, at + LONG_HEAD + len, this.probe);
       words[k] = this.probe[0];
       words[k + 1] = this.probe[1];
       words[k + 2] = offset % 0x100000000;
       words[k + 3] = Math.floor(offset / 0x100000000);
-      offset += 4 + len;
+      offset += LONG_HEAD + len;
     }
     this.table = new Table(words, n);
   }
 }
 
-function lengthAt(b: Uint8Array, at: number): number {
+function sameWords(b: Uint8Array, at: number, print: Uint32Array): boolean {
+  return wordAt(b, at) === print[0] && wordAt(b, at + 4) === print[1];
+}
+
+/** The little-endian 32-bit word at b[at]. */
+function wordAt(b: Uint8Array, at: number): number {
   return (b[at] | (b[at + 1] << 8) | (b[at + 2] << 16) | (b[at + 3] << 24)) >>> 0;
+}
+
+function putWord(b: Uint8Array, at: number, v: number): void {
+  b[at] = v & 255;
+  b[at + 1] = (v >>> 8) & 255;
+  b[at + 2] = (v >>> 16) & 255;
+  b[at + 3] = v >>> 24;
 }
