@@ -8,9 +8,9 @@
 import {createEngine, csvText} from '../../simulator';
 import {CsvReadOptions, readCsv} from '../../src/csv/reader';
 import {RowBatch, rowStrings} from '../../src/csv/rows';
-import {EmittedRows} from '../../src/sync/state/checkpoints';
+import {EmittedRows, ListedRows} from '../../src/sync/state/checkpoints';
 import {emittedOf} from '../../src/sync/state/stream-state';
-import {IdentityResume} from '../../src/sync/windows/resume';
+import {fileDigest, IdentityResume} from '../../src/sync/windows/resume';
 import {logLines, records, RunResult} from '../helpers/connector';
 import {responses} from '../helpers/combined';
 import {answerRecords} from '../helpers/long';
@@ -184,10 +184,28 @@ describe("the STATE's list of a failed quest's rows (combined, long)", () => {
     expect(await fresh(failed, [header, a])).toEqual([a.split('|')]);
     const listed = failed.emittedKeys() as Pick<EmittedRows, 'keys' | 'fingerprints'>;
     failed.close();
-    expect(listed).toEqual({keys: ['100'], fingerprints: [expect.stringMatching(/^[\w-]{11}$/)]});
+    expect(listed).toEqual({keys: ['100'], fingerprints: [expect.stringMatching(/^[\w-]{11}$/)], header: ''});
     const next = new IdentityResume(0, undefined, listed);
     expect(await fresh(next, [header, b, a, c])).toEqual([b.split('|'), c.split('|')]);
     next.close();
+  });
+
+  test('fingerprints of a file of another header or other settings count by id alone: a survey edited between the failed sync and the next sends no row twice', async () => {
+    const settings = 'settings-digest';
+    const failed = new IdentityResume(0, undefined, undefined, fileDigest(settings, header.split('|')));
+    expect(await fresh(failed, [header, a])).toEqual([a.split('|')]);
+    const listed = failed.emittedKeys() as ListedRows;
+    failed.close();
+    expect(listed.header).toBe(fileDigest(settings, header.split('|')));
+    // The survey gained a question: every row's bytes changed, row a's included.
+    const edited = [`${header}|Q2`, `${a}|`, `${c}|new`];
+    const next = new IdentityResume(0, undefined, listed, fileDigest(settings, edited[0].split('|')));
+    expect(await fresh(next, edited)).toEqual([edited[2].split('|')]);
+    next.close();
+    // Other export settings (the same header): by id alone too.
+    const sameHeader = new IdentityResume(0, undefined, listed, fileDigest('other-settings', header.split('|')));
+    expect(await fresh(sameHeader, [header, a.replace('first', 'FIRST'), c])).toEqual([c.split('|')]);
+    sameHeader.close();
   });
 
   test('a state written before fingerprints: its id stands for one row of that id, the first met (as it did)', async () => {

@@ -31,6 +31,12 @@ export interface EmittedRows {
    * where a state written before fingerprints listed the id (any one row of it). Absent for whole rows.
    */
   fingerprints?: string[];
+  /**
+   * With fingerprints: the digest of the export settings and header of the file they were taken
+   * from (resume.ts fileDigest). A row's bytes change with either, so the fingerprints count only
+   * for a file of the same digest; for another (the survey was edited, a setting changed) the ids do.
+   */
+  header?: string;
   wholeRows: boolean;
 }
 
@@ -49,21 +55,26 @@ export function identityBytes(key: string, fingerprint = ''): number {
   return Buffer.byteLength(key) + 3 + (fingerprint ? fingerprint.length + 3 : 0);
 }
 
-function keyBytes(rows: Pick<EmittedRows, 'keys' | 'fingerprints'>): number {
+function keyBytes(rows: ListedRows): number {
   let bytes = 0;
   rows.keys.forEach((key, i) => (bytes += identityBytes(key, rows.fingerprints?.[i])));
   return bytes;
 }
 
-/** Two lists of emitted rows as one; fingerprints where either has them ('' for the rows of one without). */
-function joined(
-  a: Pick<EmittedRows, 'keys' | 'fingerprints'>,
-  b: Pick<EmittedRows, 'keys' | 'fingerprints'>
-): Pick<EmittedRows, 'keys' | 'fingerprints'> {
+/** The identities of emitted rows as a STATE lists them (see EmittedRows). */
+export type ListedRows = Pick<EmittedRows, 'keys' | 'fingerprints' | 'header'>;
+
+/**
+ * Two lists of emitted rows as one, under the newer's file digest: fingerprints where either has
+ * them, '' (any row of the id) for the rows of one without, or of another file digest.
+ */
+function joined(a: ListedRows, b: ListedRows): ListedRows {
   const keys = [...a.keys, ...b.keys];
   if (!a.fingerprints && !b.fingerprints) return {keys};
-  const prints = (x: typeof a): string[] => x.fingerprints ?? x.keys.map(() => '');
-  return {keys, fingerprints: [...prints(a), ...prints(b)]};
+  const header = b.fingerprints ? b.header : a.header;
+  const prints = (x: ListedRows): string[] =>
+    x.fingerprints && x.header === header ? x.fingerprints : x.keys.map(() => '');
+  return {keys, fingerprints: [...prints(a), ...prints(b)], ...(header !== undefined ? {header} : {})};
 }
 
 /** Turns the progress of a stream's quests into its stream state (the layout decides the shape). */
@@ -191,11 +202,7 @@ export class QuestCheckpoints {
    * Returns false when they exceed LIMITS.state.emittedKeyBytes: the stream is then held (no more
    * STATEs in this sync).
    */
-  failedWithRows(
-    window: TimeWindow,
-    keys: Pick<EmittedRows, 'keys' | 'fingerprints'> | undefined,
-    wholeRows: boolean
-  ): boolean {
+  failedWithRows(window: TimeWindow, keys: ListedRows | undefined, wholeRows: boolean): boolean {
     if (this.owner.clean) return true;
     const earlier = this.progress.emitted?.wholeRows === wholeRows ? this.progress.emitted : undefined;
     const all = joined(earlier ?? {keys: []}, keys ?? {keys: []});

@@ -27,6 +27,8 @@ interface EmittedState {
   keys: string[];
   /** Beside Response IDs: each row's fingerprint ('': any row of the id). States written before them have none. */
   fingerprints?: string[];
+  /** With fingerprints: the digest of the settings and header of the file they are of (EmittedRows). */
+  header?: string;
   whole_rows?: boolean;
 }
 
@@ -60,6 +62,7 @@ export function questState(progress: QuestProgress, cursorField: string): QuestS
             until: formatUtcTimestamp(emitted.until),
             keys: emitted.keys,
             ...(emitted.fingerprints ? {fingerprints: emitted.fingerprints} : {}),
+            ...(emitted.header !== undefined ? {header: emitted.header} : {}),
             ...(emitted.wholeRows ? {whole_rows: true} : {}),
           },
         }
@@ -207,5 +210,15 @@ export function emittedOf(streamState: unknown, stream: string): EmittedRows | u
   if (!Array.isArray(prints) || prints.length !== keys.length || !prints.every((p) => typeof p === 'string')) {
     invalidState(`the 'emitted' rows of ${stream} list 'fingerprints' that are not one text per key.`);
   }
-  return {until, keys, fingerprints: prints, wholeRows: emitted.whole_rows === true};
+  const header = emitted.header;
+  if (header !== undefined && typeof header !== 'string') {
+    invalidState(`the 'emitted' rows of ${stream} name a 'header' digest that is not a text.`);
+  }
+  return {
+    until,
+    keys,
+    fingerprints: prints,
+    ...(header !== undefined ? {header} : {}),
+    wholeRows: emitted.whole_rows === true,
+  };
 }

@@ -11,7 +11,7 @@ import {isCreatedHeader} from '../../csv/header';
 import {EmittedRows} from '../state/checkpoints';
 import {CreatedTally, emptyTally, rowsInWindow} from './created-filter';
 import {DownloadProgress} from './download-progress';
-import {IdentityResume} from './resume';
+import {fileDigest, IdentityResume} from './resume';
 
 /** More bytes than this that are not valid in the file's encoding fail the window instead of a warning. */
 export const MAX_INVALID_SEQUENCES = 100;
@@ -83,6 +83,8 @@ export interface FileContext {
   now(): number;
   /** Rows of the quest an earlier read emitted past its cursor: skipped wherever they are met. */
   emitted?: EmittedRows;
+  /** The digest of the export settings (part of a row fingerprint's file digest, resume.ts). */
+  settings: string;
 }
 
 function sameRow(a: readonly string[] | undefined, b: readonly string[] | undefined): boolean {
@@ -130,7 +132,8 @@ export async function readExportFile(
                 ctx.logger.warn(
                   `Quest ${questId}: the identities of the rows emitted from ${where} are kept in memory, not in a temporary file: ${reason}. Memory grows with the window's rows; give the connector a writable TMPDIR.`
                 ),
-              ctx.emitted?.wholeRows === keyIndex < 0 ? ctx.emitted : undefined
+              ctx.emitted?.wholeRows === keyIndex < 0 ? ctx.emitted : undefined,
+              fileDigest(ctx.settings, cells)
             );
           } else if (!sameRow(files.header, cells)) {
             throw connectorError(

@@ -166,6 +166,7 @@ export class QuestSync {
         logger: this.ctx.logger,
         csv: this.ctx.csv,
         knownTitles: records.knownTitles,
+        settings: this.ctx.fingerprint,
         signal: this.jobs.signal,
         now: () => this.ctx.runtime.now(),
         ...(checkpoints.emitted ? {emitted: checkpoints.emitted} : {}),

@@ -1,6 +1,8 @@
+import {createHash} from 'crypto';
+
 import {LIMITS} from '../../core/limits';
 import {cellText, QUOTE, RowBatch, selectRows} from '../../csv/rows';
-import {EmittedRows, identityBytes} from '../state/checkpoints';
+import {identityBytes, ListedRows} from '../state/checkpoints';
 import {EmittedKeys} from './emitted-keys';
 import {rowPrint} from './key-forms';
 
@@ -21,7 +23,9 @@ import {rowPrint} from './key-forms';
  * Rows an earlier, failed read emitted and a STATE committed (EmittedRows in the state: Response
  * IDs with their fingerprints in base64url, or whole rows in base64) count as emitted before every
  * file of every window, until the cursor passes them. An id listed without a fingerprint (a state
- * written before there were any) stands for any one row of that id, as it did then. The window
+ * written before there were any) stands for any one row of that id, as it did then; so does an id
+ * whose fingerprint was taken from a file of other settings or another header (fileDigest): a
+ * survey edited between a failed sync and the next changes every row's bytes. The window
  * lists its own identities the same way while they fit in what a STATE may carry
  * (LIMITS.state.emittedKeyBytes), for the STATE that follows a failure.
  */
@@ -32,6 +36,14 @@ export interface ResumeStrategy {
   readonly emitted: number;
   /** Rows skipped because this window had emitted them already. */
   readonly skipped: number;
+}
+
+/** What a row's fingerprint depends on besides its answers: the export settings' digest and the header's texts. */
+export function fileDigest(settings: string, header: readonly string[]): string {
+  return createHash('sha256')
+    .update(JSON.stringify([settings, header]))
+    .digest('base64url')
+    .slice(0, 11);
 }
 
 /** Resume by identity: see the module comment. One per planned window, carried across all its files. */
@@ -58,16 +70,19 @@ export class IdentityResume implements ResumeStrategy {
    *   is then its identity).
    * @param onMemory told once if the keys cannot be spilled to a temporary file (they are then kept in memory).
    * @param before rows an earlier read emitted, with identities of this kind (see the module comment).
+   * @param file the fileDigest of the window's files: fingerprints of `before` count only if taken from the same.
    */
   constructor(
     private readonly keyIndex: number,
     onMemory?: (reason: string) => void,
-    before?: Pick<EmittedRows, 'keys' | 'fingerprints'>
+    before?: ListedRows,
+    private readonly file = ''
   ) {
     this.keys = new EmittedKeys({onMemory});
+    const fingerprints = before?.header === file ? before.fingerprints : undefined;
     before?.keys.forEach((key, i) => {
       const prints = this.before.get(key) ?? new Map<string, number>();
-      const print = before.fingerprints?.[i] ?? '';
+      const print = fingerprints?.[i] ?? '';
       prints.set(print, (prints.get(print) ?? 0) + 1);
       this.before.set(key, prints);
     });
@@ -82,10 +97,10 @@ export class IdentityResume implements ResumeStrategy {
    * The identities this window emitted, one per row, as a STATE lists them (fingerprints only with
    * Response IDs); undefined when too many to list.
    */
-  emittedKeys(): Pick<EmittedRows, 'keys' | 'fingerprints'> | undefined {
+  emittedKeys(): ListedRows | undefined {
     if (!this.listed) return undefined;
     const keys = [...this.listed.keys];
-    return this.wholeRows ? {keys} : {keys, fingerprints: [...this.listed.fingerprints]};
+    return this.wholeRows ? {keys} : {keys, fingerprints: [...this.listed.fingerprints], header: this.file};
   }
 
   get emitted(): number {
