@@ -71,13 +71,16 @@ test('combined: a quest whose file breaks mid-way fails; the STATEs after it lis
           ),
         }),
       ]);
-      // The rows of the 256 KiB batches before the broken row: a prefix of the file, and not all of it.
+      // The rows of the 256 KiB batches before the broken row: a prefix of the file's 8,000 good rows. All
+      // of them when the connector read them all before the broken row came (a busy machine: the break is
+      // sent once the test saw B's first row, and the connector goes on meanwhile); the rest then come in
+      // the next attempt all the same.
       const sentB = responses(one)
         .filter((r) => r.quest_id === B)
         .map((r) => r.response_id);
       expect(sentB.length).toBeGreaterThan(0);
       expect(sentB).toEqual(fileRows.slice(0, sentB.length));
-      expect(sentB.length).toBeLessThan(8_000);
+      expect(sentB.length).toBeLessThanOrEqual(8_000);
       expect(logs(one)).toContainEqual(
         expect.stringMatching(
           new RegExp(
@@ -105,11 +108,12 @@ test('combined: a quest whose file breaks mid-way fails; the STATEs after it lis
 
       const two = await world.run([...args, '--state', world.file(stateFile(one.messages))]);
       expect(two.code).toBe(0);
+      const sentOnce = new Set(sentB);
       expect(responses(two).map((r) => [r.quest_id, r.response_id])).toEqual(
         sim
           .groundTruth(B)
           .rows.map((r) => [B, r[0]])
-          .filter(([, id]) => !sentB.includes(id))
+          .filter(([, id]) => !sentOnce.has(id))
       );
       expect(questEntries(stateFile(two.messages))[B]).not.toHaveProperty('emitted');
     }
