@@ -341,7 +341,9 @@ describe('a quest read with adaptive windows (fake API, virtual clock)', () => {
 
   test('property: random row distributions and failure points chain exactly and deliver the truth once', async () => {
     const stats = {exports: 0, failed: 0, cut: 0, aborted: 0};
-    for (let seed = 1; seed <= 30; seed++) {
+    // 20 seeds (was 30): they meet about 780 exports, 240 failed ones and 200 cut downloads, far above
+    // the floors below; half of them cap the windows.
+    for (let seed = 1; seed <= 20; seed++) {
       const random = prng(seed);
       const from = NOW - Math.floor((30 + random() * 2000) * DAY_MS);
       const times: number[] = [];
