@@ -8,6 +8,9 @@
 // `--tests` (npm test) compiles the tests in the same tsc run, so that they are type-checked without a
 // second compiler run over src/ (half of the suite's time on 2 cores went to the two runs); lib/ gets
 // no compiled test.
+// The compiler is TypeScript 7 (the native one; the devDependency typescript-native): it writes the same
+// JavaScript as TypeScript 5.9 and type-checks src/ and the tests in about 2 s of CPU instead of 20 (a
+// tenth of npm test's time on 2 cores). TypeScript 5.9 stays for ESLint, which needs its JavaScript API.
 'use strict';
 
 const {spawnSync} = require('child_process');
@@ -62,7 +65,8 @@ function main() {
   const next = path.join(root, `lib.build-${process.pid}`);
   fs.rmSync(next, {recursive: true, force: true});
   fs.mkdirSync(next);
-  const tsc = require.resolve('typescript/bin/tsc', {paths: [root]});
+  // The package exports no bin/tsc: found beside its package.json.
+  const tsc = path.join(path.dirname(require.resolve('typescript-native/package.json', {paths: [root]})), 'bin', 'tsc');
   const project = withTests ? ['-p', 'tsconfig.test.json', '--noEmit', 'false'] : ['-p', 'tsconfig.json'];
   const result = spawnSync(process.execPath, [tsc, ...project, '--outDir', next], {stdio: 'inherit'});
   if (result.status !== 0) {

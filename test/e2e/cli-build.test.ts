@@ -115,7 +115,8 @@ describe('npm run build (scripts/build-lib.js)', () => {
   function projectWithCompiler(files: Record<string, string> = {}): string {
     return project({
       ...files,
-      'node_modules/typescript/bin/tsc': `
+      'node_modules/typescript-native/package.json': '{}',
+      'node_modules/typescript-native/bin/tsc': `
 const fs = require('fs');
 const path = require('path');
 const out = process.argv[process.argv.indexOf('--outDir') + 1];
@@ -173,7 +174,8 @@ const wait = setInterval(() => {
 
   test('--tests (npm test): one compiler run over the tests too, and lib/ without the compiled tests', async () => {
     const dir = project({
-      'node_modules/typescript/bin/tsc': `
+      'node_modules/typescript-native/package.json': '{}',
+      'node_modules/typescript-native/bin/tsc': `
 const fs = require('fs');
 const path = require('path');
 const at = process.argv.indexOf('--outDir');

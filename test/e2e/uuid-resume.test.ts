@@ -52,12 +52,13 @@ test('UUID ids, cut downloads read again, a stop inside the backfill and a resum
       const delivered = [...committed(first.messages), ...records(second.messages)]
         .filter((r) => r.record.stream === streamOf(Q))
         .map((r) => String(r.record.data.response_id));
+      const deliveredOnce = new Set(delivered);
       expect({
         first: committed(first.messages).length > 0,
         redownloads: redownloads(first) + redownloads(second) > 0,
         second: second.code,
         duplicates: repeated(delivered),
-        missing: truth.filter((id) => !delivered.includes(id)).length,
+        missing: truth.filter((id) => !deliveredOnce.has(id)).length,
       }).toEqual({first: true, redownloads: true, second: 0, duplicates: [], missing: 0});
     }
   );

@@ -131,7 +131,7 @@ describe('CsvScanner', () => {
     expect(parseInChunks('\uFEFF\uFEFFResponse ID|x\n1|2\n', 2)[0]).toEqual(['Response ID', 'x']);
   });
 
-  test('the time is linear in the input, whatever the cell sizes: one 50 MB cell costs about ten 5 MB ones', () => {
+  test('the time is linear in the input, whatever the cell sizes: one 20 MB cell costs about ten 2 MB ones', () => {
     // CPU time of this process, not wall time: other processes on a busy machine stretch the wall
     // clock but hardly the CPU time this parse takes.
     const cpuMs = (): number => {
@@ -141,7 +141,7 @@ describe('CsvScanner', () => {
     const timeCell = (size: number, quoted: boolean): number => {
       const cell = quoted ? `"${'x'.repeat(size - 2)}"` : 'x'.repeat(size);
       const text = Buffer.from(`a|b\n1|${cell}\n`);
-      const scanner = new CsvScanner('|', {maxCellChars: 60_000_000, maxRowChars: 60_000_000});
+      const scanner = new CsvScanner('|', {maxCellChars: 30_000_000, maxRowChars: 30_000_000});
       const started = cpuMs();
       for (let i = 0; i < text.length; i += 64 * 1024) scanner.push(text.subarray(i, i + 64 * 1024));
       scanner.end();
@@ -151,10 +151,10 @@ describe('CsvScanner', () => {
       return used;
     };
     for (const quoted of [false, true]) {
-      const small = Math.max(2, timeCell(5_000_000, quoted));
+      const small = Math.max(2, timeCell(2_000_000, quoted));
       // The smaller of two runs: a garbage collection landing in one of them does not count.
-      const large = Math.min(timeCell(50_000_000, quoted), timeCell(50_000_000, quoted));
-      // Linear: 6-11x measured. Quadratic would be about 100x (the old parser took 17.5 s for 20 MB).
+      const large = Math.min(timeCell(20_000_000, quoted), timeCell(20_000_000, quoted));
+      // Linear: about 10x. Quadratic would be about 100x (the old parser took 17.5 s for 20 MB).
       expect(large / small).toBeLessThan(40);
     }
   });
@@ -235,7 +235,8 @@ describe('CsvScanner', () => {
     const megabyte = Buffer.alloc(1024 * 1024, 'x');
     const before = process.memoryUsage().arrayBuffers;
     let most = 0;
-    for (let pushed = 0; pushed < 64; pushed++) {
+    // 32 MiB: more than the bound below, which a cell kept whole would break.
+    for (let pushed = 0; pushed < 32; pushed++) {
       scanner.push(megabyte);
       most = Math.max(most, process.memoryUsage().arrayBuffers - before);
     }
@@ -245,14 +246,14 @@ describe('CsvScanner', () => {
     expect({
       rows: rowStrings(batch).map((row) => row.map((cell) => cell.length)),
       cuts: batch.cuts,
-      // The cell kept, a chunk and the buffer's growth: far below the 64 MiB pushed.
+      // The cell kept, a chunk and the buffer's growth: far below the 32 MiB pushed.
       withinBound: most < 5 * LIMITS.csv.maxCellChars || most,
     }).toEqual({
       rows: [
         [1, LIMITS.csv.maxCellChars],
         [1, 1],
       ],
-      cuts: [{row: 0, cell: 1, kept: LIMITS.csv.maxCellChars, chars: 64 * 1024 * 1024, byRow: false}],
+      cuts: [{row: 0, cell: 1, kept: LIMITS.csv.maxCellChars, chars: 32 * 1024 * 1024, byRow: false}],
       withinBound: true,
     });
   });

@@ -119,20 +119,27 @@ function spread(count: number, start: number, end: number): number[] {
 
 /** The windows read, in order, chain without gap or overlap from `from` to NOW, and each STATE follows its rows. */
 function expectChained(run: Run, from: number): void {
-  const cursors = run.output.recorded.states.map((s) => Date.parse(s.cursor));
-  for (let i = 1; i < cursors.length; i++) expect(cursors[i]).toBeGreaterThanOrEqual(cursors[i - 1]);
+  // One expect per rule over all STATEs and exports (not one per item): the property cases call this on
+  // runs of thousands of rows and hundreds of STATEs.
+  const states = run.output.recorded.states;
+  const cursors = states.map((s) => Date.parse(s.cursor));
+  expect(cursors.filter((c, i) => i > 0 && c < cursors[i - 1])).toEqual([]);
   expect(cursors[cursors.length - 1]).toBe(NOW);
   // Every exported window lies within (from, NOW]; the pieces that completed cover it without overlap.
-  for (const e of run.api.exports) {
-    expect(e.window.since).toBeGreaterThanOrEqual(from);
-    expect(e.window.until).toBeLessThanOrEqual(NOW);
-  }
-  // Each row is emitted before the STATE whose cursor covers its creation time.
-  const rows = run.output.recorded.rows.get(STREAM) ?? [];
-  for (const s of run.output.recorded.states) {
-    const covered = rows.filter((r) => Date.parse(r[1]) <= Date.parse(s.cursor)).length;
-    expect(s.rowsSoFar).toBeGreaterThanOrEqual(covered);
-  }
+  expect(run.api.exports.filter((e) => e.window.since < from || e.window.until > NOW)).toEqual([]);
+  // Each row is emitted before the STATE whose cursor covers its creation time: by each STATE, at least
+  // the rows created up to its cursor are out (counted in the sorted creation times, by bisection).
+  const created = (run.output.recorded.rows.get(STREAM) ?? []).map((r) => Date.parse(r[1])).sort((a, b) => a - b);
+  const coveredBy = (cursor: number): number => {
+    let [lo, hi] = [0, created.length];
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (created[mid] <= cursor) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+  expect(states.filter((s, i) => s.rowsSoFar < coveredBy(cursors[i]))).toEqual([]);
 }
 
 describe('a quest read with adaptive windows (fake API, virtual clock)', () => {
@@ -148,12 +155,13 @@ describe('a quest read with adaptive windows (fake API, virtual clock)', () => {
 
   test('a dense year checkpoints about every target rows, no export above twice the target', async () => {
     const from = NOW - 365 * DAY_MS;
-    const times = spread(40_000, from, NOW - 60_000);
-    const run = await readQuest(times, {from, targetRows: 5000, limit: 3});
+    // 20,000 rows at a target of 2,500 (was 40,000 at 5,000): the same eight targets' worth in a year.
+    const times = spread(20_000, from, NOW - 60_000);
+    const run = await readQuest(times, {from, targetRows: 2500, limit: 3});
     expect(run.error).toBeUndefined();
     expect(ids(run.output.recorded.rows.get(STREAM) ?? [])).toEqual(ids(run.api.rowsOf(Q)));
-    expect(Math.max(...run.api.exports.map((e) => e.rows))).toBeLessThanOrEqual(10_000);
-    expect(run.api.exports.length).toBeLessThanOrEqual(40_000 / 5000 + 4);
+    expect(Math.max(...run.api.exports.map((e) => e.rows))).toBeLessThanOrEqual(5000);
+    expect(run.api.exports.length).toBeLessThanOrEqual(20_000 / 2500 + 4);
     expect(run.maxInUse).toBeLessThanOrEqual(3);
     expectChained(run, from);
   });
@@ -333,7 +341,9 @@ describe('a quest read with adaptive windows (fake API, virtual clock)', () => {
 
   test('property: random row distributions and failure points chain exactly and deliver the truth once', async () => {
     const stats = {exports: 0, failed: 0, cut: 0, aborted: 0};
-    for (let seed = 1; seed <= 30; seed++) {
+    // 20 seeds (was 30): they meet about 780 exports, 240 failed ones and 200 cut downloads, far above
+    // the floors below; half of them cap the windows.
+    for (let seed = 1; seed <= 20; seed++) {
       const random = prng(seed);
       const from = NOW - Math.floor((30 + random() * 2000) * DAY_MS);
       const times: number[] = [];
