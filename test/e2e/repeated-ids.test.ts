@@ -56,19 +56,31 @@ const redownloads = (run: RunResult): string[] =>
     .map((l) => l.message)
     .filter((m) => /downloading it again/.test(m));
 
+const threeDaysAgo = (): string => new Date(Date.now() - 3 * DAY).toISOString();
+
+/** An incremental per_quest read of the quest from three days back. */
+const readPerQuest = (world: World): Promise<RunResult> =>
+  world.run([
+    'read',
+    '--config',
+    world.config({start_date: threeDaysAgo()}),
+    '--catalog',
+    world.file(simCatalog(world.sim, [Q], 'incremental')),
+  ]);
+
+/** An incremental read of the layout's stream of every quest, from three days back, with the catalog discover gives. */
+async function readLayout(world: World, layout: 'combined' | 'long'): Promise<RunResult> {
+  const config = world.config({stream_layout: layout, start_date: threeDaysAgo()});
+  return world.run(['read', '--config', config, '--catalog', await world.discoveredCatalog(config, 'incremental')]);
+}
+
 describe('one Response ID on two rows of a file, listed in the other order after a cut-off', () => {
   test('per_quest: each of the two rows once, exit 0', async () => {
     await withWorld(SIX_IN_PAIRS, async (world) => {
       const truth = world.sim.groundTruth(Q).rows;
       expect(truth.map((r) => r[0])).toEqual([0, 0, 2, 2, 4, 4].map((i) => truth[i][0]));
       cutInSecondRow(world);
-      const run = await world.run([
-        'read',
-        '--config',
-        world.config({start_date: new Date(Date.now() - 3 * DAY).toISOString()}),
-        '--catalog',
-        world.file(simCatalog(world.sim, [Q], 'incremental')),
-      ]);
+      const run = await readPerQuest(world);
       const got = records(run.messages)
         .filter((r) => r.record.stream === streamOf(Q))
         .map((r) => [String(r.record.data.response_id), String(r.record.data.created)]);
@@ -84,17 +96,7 @@ describe('one Response ID on two rows of a file, listed in the other order after
   test('combined: each of the two rows once, exit 0', async () => {
     await withWorld(SIX_IN_PAIRS, async (world) => {
       cutInSecondRow(world);
-      const config = world.config({
-        stream_layout: 'combined',
-        start_date: new Date(Date.now() - 3 * DAY).toISOString(),
-      });
-      const run = await world.run([
-        'read',
-        '--config',
-        config,
-        '--catalog',
-        await world.discoveredCatalog(config, 'incremental'),
-      ]);
+      const run = await readLayout(world, 'combined');
       const got = responses(run).map((r) => [r.response_id, String(r.created)]);
       expect({code: run.code, redownloads: redownloads(run).length, got}).toEqual({
         code: 0,
@@ -107,14 +109,7 @@ describe('one Response ID on two rows of a file, listed in the other order after
   test('long: the answers of each of the two rows once, exit 0', async () => {
     await withWorld(SIX_IN_PAIRS, async (world) => {
       cutInSecondRow(world);
-      const config = world.config({stream_layout: 'long', start_date: new Date(Date.now() - 3 * DAY).toISOString()});
-      const run = await world.run([
-        'read',
-        '--config',
-        config,
-        '--catalog',
-        await world.discoveredCatalog(config, 'incremental'),
-      ]);
+      const run = await readLayout(world, 'long');
       const {header, rows} = world.sim.groundTruth(Q);
       // Every non-empty answer of every row once: [Response ID, Created, header, value].
       const want = rows.flatMap((row) =>
@@ -133,13 +128,7 @@ describe('one Response ID on two rows of a file, listed in the other order after
     await withWorld({...SIX_IN_PAIRS, quests: [{...SIX_IN_PAIRS.quests[0], repeatedIds: 0}]}, async (world) => {
       // Row 0 twice, then the rest: the cut falls inside the second copy of row 0.
       cutInSecondRow(world, (rows) => [rows[0], ...rows]);
-      const run = await world.run([
-        'read',
-        '--config',
-        world.config({start_date: new Date(Date.now() - 3 * DAY).toISOString()}),
-        '--catalog',
-        world.file(simCatalog(world.sim, [Q], 'incremental')),
-      ]);
+      const run = await readPerQuest(world);
       const got = records(run.messages).map((r) => [String(r.record.data.response_id), String(r.record.data.created)]);
       expect({code: run.code, redownloads: redownloads(run).length, got}).toEqual({
         code: 0,
