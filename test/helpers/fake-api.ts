@@ -15,17 +15,12 @@ import {ConnectorLogger} from '../../src/protocol/logger';
 import {MessageWriter} from '../../src/protocol/output';
 import {RowWriter, shapeRecords, StreamRef, StreamStatus, SyncOutput} from '../../src/sync/output-port';
 import {createEngine, csvText, ExportOutcome, SimulatorEngine} from '../../simulator';
+import {Prng} from '../../simulator/prng';
 
-/** A seeded pseudo-random generator (mulberry32): the same seed, the same test. */
+/** A seeded pseudo-random generator (the simulator's mulberry32): the same seed, the same test. */
 export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const random = new Prng(seed);
+  return () => random.next();
 }
 
 /** A clock that moves only when the code sleeps; sleeps end at once (after a turn of the event loop). */

@@ -1,18 +1,7 @@
 import {randomUUID} from 'crypto';
 
 import {EmittedKeys} from '../../src/sync/windows/emitted-keys';
-
-/** A seeded generator, so that a failure repeats. */
-function prng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import {prng} from '../helpers/fake-api';
 
 /** n random hex digits, eight from each draw (a draw per digit made this file's keys cost more than the store). */
 const hex = (random: () => number, n: number): string => {
