@@ -146,17 +146,25 @@ test('property: the records before any STATE of a combined stream, plus a read r
   expect(failures).toBeGreaterThan(1);
 });
 
+/**
+ * A service of quests with `sizes[i]` rows each, created at `at(row)`, whose quest bbbb lists row `row` with a cell
+ * too many while `fault.on`.
+ */
+function brokenAt(questIds: string[], sizes: number[], at: (r: number) => number, row: number) {
+  const fault = {on: true};
+  const data = new Map(questIds.map((q, i) => [q, Array.from({length: sizes[i]}, (_, r) => at(r))]));
+  const api = new FakeExportApi(data, virtualRuntime(NOW), {
+    alter: (e, _n, rows) =>
+      fault.on && e.questId === 'bbbb' ? rows.map((r, i) => (i === row ? [...r, 'extra cell'] : r)) : rows,
+  });
+  return {api, fault};
+}
+
 test('a quest that fails mid-window: the STATEs after it list the rows it emitted, and the next read skips exactly those', async () => {
   const from = NOW - 6 * DAY_MS;
   const questIds = ['aaaa', 'bbbb', 'cccc', 'dddd'];
-  const sizes = [5, 9_000, 7, 8];
-  const data = new Map(questIds.map((q, i) => [q, Array.from({length: sizes[i]}, (_, r) => from + (r + 1) * 30_000)]));
-  let broken = true;
   // Quest bbbb's file breaks: its row 8,500 has a cell too many, which fails its window after the rows before it.
-  const api = new FakeExportApi(data, virtualRuntime(NOW), {
-    alter: (e, _n, rows) =>
-      broken && e.questId === 'bbbb' ? rows.map((r, i) => (i === 8_500 ? [...r, 'extra cell'] : r)) : rows,
-  });
+  const {api, fault} = brokenAt(questIds, [5, 9_000, 7, 8], (r) => from + (r + 1) * 30_000, 8_500);
   const first = await readAll(api, questIds, from, undefined, 1000, 1);
   expect(first.errors.map(String)).toEqual([expect.stringContaining('The export of quest bbbb for window')]);
   const bbbb = first.ids.filter((id) => id.startsWith('bbbb'));
@@ -188,7 +196,7 @@ test('a quest that fails mid-window: the STATEs after it list the rows it emitte
       fingerprints: bbbb.map(() => expect.stringMatching(/^[\w-]{11}$/)),
     },
   });
-  broken = false;
+  fault.on = false;
   const second = await readAll(api, questIds, from, last.state, 1000, 1);
   expect(second.errors).toEqual([]);
   expect(second.ids).toEqual(all.slice(bbbb.length));
@@ -199,13 +207,7 @@ test('a quest that fails mid-window: the STATEs after it list the rows it emitte
 test('a quest that fails after more rows than a STATE may list: the stream writes no more STATEs in that sync', async () => {
   const from = NOW - 6 * DAY_MS;
   const questIds = ['aaaa', 'bbbb', 'cccc'];
-  const sizes = [30, 28_000, 30];
-  const data = new Map(questIds.map((q, i) => [q, Array.from({length: sizes[i]}, (_, r) => from + 1 + r * 10_000)]));
-  let broken = true;
-  const api = new FakeExportApi(data, virtualRuntime(NOW), {
-    alter: (e, _n, rows) =>
-      broken && e.questId === 'bbbb' ? rows.map((r, i) => (i === 27_000 ? [...r, 'extra cell'] : r)) : rows,
-  });
+  const {api, fault} = brokenAt(questIds, [30, 28_000, 30], (r) => from + 1 + r * 10_000, 27_000);
   const first = await readAll(api, questIds, from, undefined, 100_000, 1);
   expect(first.errors.map(String)).toEqual([expect.stringContaining('The export of quest bbbb for window')]);
   const firstOfB = first.ids.findIndex((id) => id.startsWith('bbbb'));
@@ -215,7 +217,7 @@ test('a quest that fails after more rows than a STATE may list: the stream write
   expect(first.ids.length).toBeGreaterThan(lastOfB + 1);
   const last = first.states[first.states.length - 1];
   expect(last.rowsSoFar).toBeLessThanOrEqual(firstOfB);
-  broken = false;
+  fault.on = false;
   const second = await readAll(api, questIds, from, last.state, 100_000, 1);
   expect(second.errors).toEqual([]);
   const committed = first.ids.slice(0, last.rowsSoFar);
