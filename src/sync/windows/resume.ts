@@ -142,8 +142,10 @@ export class IdentityResume implements ResumeStrategy {
         key = this.room(cells[k + width] - cells[k] + 4 * width);
         [start, end] = [0, this.rowKey(batch, k, key)];
       }
-      const text = this.listed || this.before.size ? this.text(key, start, end) : '';
-      const print = this.listed || this.before.size ? this.printText() : '';
+      // The row's identity as text only while a STATE may list it or an earlier read's list is matched.
+      const asText = this.listed !== undefined || this.before.size > 0;
+      const text = asText ? this.text(key, start, end) : '';
+      const print = asText ? this.printText() : '';
       if ((this.reading && this.keys.take(key, start, end, this.print)) || this.takeBefore(text, print)) {
         this.skippedRows++;
         keep ??= new Uint8Array(rows).fill(1);
