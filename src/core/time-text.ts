@@ -27,6 +27,8 @@ interface Parsed extends ReadTime {
   /** Where the fractional digits begin. */
   fraction: number;
   zoneShape: '' | 'Z' | '+hh:mm' | '+hhmm';
+  /** White space (spaces, tabs) was trimmed around the time. */
+  padded: boolean;
 }
 
 const SPACE = 32;
@@ -66,6 +68,7 @@ const parsed: Parsed = {
   seconds: false,
   fraction: 0,
   zoneShape: '',
+  padded: false,
 };
 
 /**
@@ -147,6 +150,7 @@ function parse(b: Uint8Array, start: number, end: number): Parsed | undefined {
   t.seconds = seconds;
   t.fraction = fraction;
   t.zoneShape = zoneShape;
+  t.padded = s !== start || e !== end;
   return t;
 }
 
@@ -187,7 +191,7 @@ export function writeRfc3339(b: Uint8Array, s: number, e: number, out: Uint8Arra
     t.seconds &&
     t.sep === 84 &&
     b[e - 1] === 90 &&
-    b[s] !== SPACE &&
+    !t.padded &&
     (t.digits === 0 || b[t.fraction - 1] === 46)
   ) {
     // Written as RFC 3339 in UTC already (the service's own form): copied as it is (a loop: a view costs more).

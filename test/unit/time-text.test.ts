@@ -14,6 +14,9 @@ describe('times as RFC 3339 in UTC, with the precision written', () => {
     ['2024-02-29T00:00:00Z', '2024-02-29T00:00:00Z'],
     ['2024-03-01T00:30:00+01:00', '2024-02-29T23:30:00Z'],
     ['  2026-11-25t04:15:00z ', '2026-11-25T04:15:00Z'],
+    // Already RFC 3339 but for white space around it: never copied with the tab (a raw tab breaks the JSON record).
+    ['\t2026-11-25T04:15:00Z', '2026-11-25T04:15:00Z'],
+    ['2026-11-25T04:15:00.5Z\t', '2026-11-25T04:15:00.5Z'],
     ['1999-12-31T23:59:59.999-00:01', '2000-01-01T00:00:59.999Z'],
   ])('%s', (text, expected) => {
     expect(rfc3339(text)).toBe(expected);
