@@ -60,13 +60,14 @@ interface Decoder {
 
 function decoderFor(encoding: TextEncoding): Decoder {
   if (encoding === 'utf-16le') return new StringDecoder('utf16le');
-  // For UTF-8, TextDecoder takes about half the time StringDecoder does on text with many
-  // non-ASCII characters. A BOM is dropped before the decoder sees it (see Utf8Transcoder).
+  // UTF-16 BE and Windows-1252 (UTF-8 is checked and passed on as bytes by Utf8Transcoder); the BOM
+  // was dropped before the decoder sees it.
   const text = new TextDecoder(encoding, {ignoreBOM: true});
   return {write: (buf) => text.decode(buf, {stream: true}), end: () => text.decode()};
 }
 
 const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+const NUL = Buffer.from([0]);
 const EMPTY = Buffer.alloc(0);
 
 /**
@@ -182,7 +183,7 @@ export class Utf8Transcoder {
     const whole = last ? data : completeUtf8(data);
     this.carry = whole.length === data.length ? EMPTY : Buffer.from(data.subarray(whole.length));
     if (isUtf8(whole)) {
-      if (whole.includes(0)) this.nulChars += countByte(whole, 0);
+      if (whole.includes(0)) this.nulChars += countBytes(whole, NUL);
       return whole;
     }
     // Not valid UTF-8: what a decoder makes of it, counting the U+FFFD it adds (not those the file had).
@@ -197,10 +198,4 @@ export class Utf8Transcoder {
     }
     if (text.includes('\0')) this.nulChars += countChar(text, '\0');
   }
-}
-
-function countByte(buf: Buffer, byte: number): number {
-  let n = 0;
-  for (let i = buf.indexOf(byte); i !== -1; i = buf.indexOf(byte, i + 1)) n++;
-  return n;
 }
