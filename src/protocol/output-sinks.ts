@@ -121,11 +121,6 @@ export class WorkerSink implements OutputSink {
     this.brokenListener = listener;
   }
 
-  /** Bytes given and not yet taken by the output. */
-  get queuedBytes(): number {
-    return this.queued;
-  }
-
   bytes(chunk: Uint8Array): Promise<void> | undefined {
     if (this.failure) throw this.failure;
     if (this.broken) return undefined;

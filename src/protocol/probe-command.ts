@@ -10,7 +10,7 @@ import {renderReport, summary, summaryLine} from '../probe/report';
 import type {CliEnvironment, Connector} from './cli';
 
 /** Exit code of a probe that ran and found at least one assumption contradicted (1: it could not run). */
-export const PROBE_CONTRADICTED_EXIT = 3;
+const PROBE_CONTRADICTED_EXIT = 3;
 
 /** What the probe command shares with the others of the command line (cli.ts). */
 export interface CommandParts {

@@ -11,8 +11,10 @@ const TIME = 2;
 const HASH = 3;
 /** A hashed cell: HMAC-SHA-256 in hex, 64 bytes between its quotes. */
 export const HASH_BYTES = 64;
-/** The change of a long record whose answer was cut (to its row's bound: the longer entry). */
-const ANSWER_CUT = Buffer.from(JSON.stringify(truncatedCell('value', true)));
+/** The change of a long record whose answer was cut, to its row's bound or to the cell's. */
+const ANSWER_CUT_BY_ROW = Buffer.from(JSON.stringify(truncatedCell('value', true)));
+const ANSWER_CUT_BY_CELL = Buffer.from(JSON.stringify(truncatedCell('value', false)));
+const ANSWER_CUT_LONGEST = Math.max(ANSWER_CUT_BY_ROW.length, ANSWER_CUT_BY_CELL.length);
 
 /** The end of a record, and of one with changes (`meta.changes`, between the two). */
 export const END = Buffer.from('}}\n');
@@ -114,7 +116,7 @@ export class RecordEncoder {
     this.repeats = Math.max(1, ...uses.values());
     // At most two changes a cell written: cut (by a row's bound: the longer entry), and nulled; and the answer's cut.
     const changes = names.reduce((sum, _, j) => sum + this.nulled[j].length + this.cutByRow[j].length + 2, 0);
-    this.endBytes = META_OPEN.length + changes + ANSWER_CUT.length + 1 + META_CLOSE.length;
+    this.endBytes = META_OPEN.length + changes + ANSWER_CUT_LONGEST + 1 + META_CLOSE.length;
     // The time stamp has at most 16 digits until the year 2286; a cell's opening quote is 1 byte.
     this.fixedBytes =
       Buffer.byteLength(this.prefix) +
@@ -239,7 +241,7 @@ export class RecordEncoder {
     }
     if (answerCut) {
       if (entries++ > 0) buf[o++] = 44;
-      o = copy(answerCut.byRow ? ANSWER_CUT : Buffer.from(JSON.stringify(truncatedCell('value', false))), buf, o);
+      o = copy(answerCut.byRow ? ANSWER_CUT_BY_ROW : ANSWER_CUT_BY_CELL, buf, o);
     }
     // Nothing to say after all (cuts of cells no field writes): no meta.
     if (entries === 0) return copy(END, buf, at);
