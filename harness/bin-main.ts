@@ -19,7 +19,7 @@ export const ROOT = projectRoot();
 export const MAIN = path.join(ROOT, 'bin', 'main');
 
 /** The node flags bin/main's first line gives node (`#!/usr/bin/env -S node …`): what the image runs it with. */
-export function mainNodeFlags(): string[] {
+function mainNodeFlags(): string[] {
   const shebang = fs.readFileSync(MAIN, 'utf8').split('\n', 1)[0];
   return shebang
     .replace(/^#!\S+\s+-S\s+node\b/, '')

@@ -7,11 +7,11 @@ import path from 'path';
 
 import {binMainArgv} from '../../harness/bin-main';
 import {PipedRun, runPiped, SimChild} from './proc';
-import {iso, Row, s, thousands} from './report';
+import {iso, mib, Row, s, thousands} from './report';
 import {checkRun, connectorConfig, DAY_MS, discoverCatalog, problems, selectStreams, writeJson} from './scenario';
 import type {BenchContext, Section} from './types';
 
-export const LONG_LAYOUT = 'Long layout';
+const LONG_LAYOUT = 'Long layout';
 
 const ROWS = 200_000;
 const QUICK_ROWS = 10_000;
@@ -131,7 +131,7 @@ async function longLayout(ctx: BenchContext, rows: Row[], notes: string[]): Prom
         {
           section,
           metric: `${who}: peak RSS`,
-          value: f.peakRssKb === undefined ? 'n/a' : `${(f.peakRssKb / 1024).toFixed(0)} MiB`,
+          value: mib(f.peakRssKb),
         }
       );
     }

@@ -13,7 +13,7 @@ import {DEFAULTS} from '../../src/core/config';
 import {LIMITS} from '../../src/core/limits';
 import {COLUMNS_STREAM} from '../../src/sync/streams/columns-stream';
 import {PipedRun, runNode, runPiped, SimChild} from './proc';
-import {iso, Row, s, thousands} from './report';
+import {iso, mib, Row, s, thousands} from './report';
 import {connectorConfig, countRequests, DAY_MS, discoverCatalog, problems, stateInput, writeJson} from './scenario';
 import type {BenchContext, Section} from './types';
 
@@ -100,8 +100,6 @@ async function check(configFile: string): Promise<{wallMs: number; passed: boole
     .find((m) => m.type === 'CONNECTION_STATUS')?.connectionStatus;
   return {wallMs: run.wallMs, passed: status?.status === 'SUCCEEDED', message: status?.message};
 }
-
-const mib = (kb: number | undefined): string => (kb === undefined ? 'n/a' : `${(kb / 1024).toFixed(0)} MiB`);
 
 function syncSummary(f: SyncFigures, columnRecords: number): string {
   const r = f.requests;

@@ -8,6 +8,8 @@ export const iso = (ms: number): string => new Date(ms).toISOString();
 /** Milliseconds as seconds with one decimal: "12.3 s". */
 export const s = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
 export const thousands = (n: number): string => Math.round(n).toLocaleString('en-US');
+/** A peak RSS in KiB, as MiB. */
+export const mib = (kb: number | undefined): string => (kb === undefined ? 'n/a' : `${(kb / 1024).toFixed(0)} MiB`);
 
 export interface Row {
   section: string;

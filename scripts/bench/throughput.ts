@@ -12,7 +12,7 @@ import {pipeline} from 'stream/promises';
 
 import {binMainArgv} from '../../harness/bin-main';
 import {HAS_TIME, PipedRun, runPiped, SimChild} from './proc';
-import {iso, Row, s, thousands} from './report';
+import {iso, mib, Row, s, thousands} from './report';
 import type {QuestConfig} from '../../simulator';
 import {
   catalogFor,
@@ -57,8 +57,6 @@ interface StreamFigures {
   sysS?: number;
   peakRssKb?: number;
 }
-
-const mib = (kb: number | undefined): string => (kb === undefined ? 'n/a' : `${(kb / 1024).toFixed(0)} MiB`);
 
 /** Miller's command, where it is installed. */
 function millerPath(): string | undefined {

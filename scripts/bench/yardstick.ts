@@ -120,7 +120,6 @@ async function duckdb(): Promise<void> {
 }
 
 export const YARDSTICKS = ['baseline', 'ceiling', 'duckdb'] as const;
-export type Yardstick = (typeof YARDSTICKS)[number];
 
 async function main(kind: string | undefined): Promise<void> {
   if (kind === 'duckdb') return duckdb();
