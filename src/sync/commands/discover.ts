@@ -7,7 +7,7 @@ import {CatalogStream} from '../streams/stream-definition';
 import {Connection} from '../../api/connection';
 
 /** The most fields Airbyte accepts in one connection's catalog (all streams together). */
-export const AIRBYTE_MAX_FIELDS = 20_000;
+const AIRBYTE_MAX_FIELDS = 20_000;
 
 /**
  * The discover command: the catalog of the config's streams, built from the stream definitions
@@ -29,13 +29,12 @@ export async function discover(
     api: connection.api,
     authenticate: () => connection.authenticate(),
   });
-  const fields = streams.reduce((n, s) => n + Object.keys(s.json_schema.properties ?? {}).length, 0);
+  const widths = streams.map((s) => Object.keys(s.json_schema.properties ?? {}).length);
+  const fields = widths.reduce((n, w) => n + w, 0);
   if (fields > AIRBYTE_MAX_FIELDS) {
-    const widest = [...streams].sort(
-      (a, b) => Object.keys(b.json_schema.properties ?? {}).length - Object.keys(a.json_schema.properties ?? {}).length
-    )[0];
+    const widest = widths.indexOf(Math.max(...widths));
     logger.warn(
-      `The catalog has ${fields} fields in ${streams.length} streams, more than the ${AIRBYTE_MAX_FIELDS} Airbyte accepts in one connection, so Airbyte will refuse to save it (the widest stream, ${widest.name}, has ${Object.keys(widest.json_schema.properties ?? {}).length}). Set stream_layout to combined (one responses stream, whose answers are one object whatever the number of questions) or long (one answers stream, a row per answer), or split quest_ids over several sources and connections, or deselect streams or columns until the connection has at most ${AIRBYTE_MAX_FIELDS}.`
+      `The catalog has ${fields} fields in ${streams.length} streams, more than the ${AIRBYTE_MAX_FIELDS} Airbyte accepts in one connection, so Airbyte will refuse to save it (the widest stream, ${streams[widest].name}, has ${widths[widest]}). Set stream_layout to combined (one responses stream, whose answers are one object whatever the number of questions) or long (one answers stream, a row per answer), or split quest_ids over several sources and connections, or deselect streams or columns until the connection has at most ${AIRBYTE_MAX_FIELDS}.`
     );
   }
   return {streams};
