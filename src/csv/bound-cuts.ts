@@ -21,9 +21,9 @@ export abstract class BoundCuts extends ScannerState {
   protected cutK = -1;
   protected skipping = false;
 
-  /** The cuts of the rows being taken (the first doneK cell entries, `bytes` bytes); the others move down with their row. */
+  /** The cuts of the rows being taken (the first rowK cell entries, `bytes` bytes); the others move down with their row. */
   protected takeCuts(bytes: number): CellCut[] | undefined {
-    const done = this.doneK;
+    const done = this.rowK;
     let taken: CellCut[] | undefined;
     if (this.cuts.length) {
       const stride = this.width + 1;
@@ -41,10 +41,10 @@ export abstract class BoundCuts extends ScannerState {
       }
       this.cuts = open;
     }
-    if (this.cutK >= 0) this.cutK -= this.doneK;
+    if (this.cutK >= 0) this.cutK -= done;
     this.countedTo -= bytes;
-    if (this.countedK >= 0) this.countedK -= this.doneK;
-    this.rowCountedK = Math.max(0, this.rowCountedK - this.doneK);
+    if (this.countedK >= 0) this.countedK -= done;
+    this.rowCountedK = Math.max(0, this.rowCountedK - done);
     return taken;
   }
 

@@ -21,7 +21,7 @@ export class CsvScanner extends BoundCuts {
   }
 
   get readyBytes(): number {
-    return this.doneBytes;
+    return this.rowStart;
   }
 
   /** Appends bytes and scans them, continuing where the previous chunk ended. */
@@ -49,7 +49,6 @@ export class CsvScanner extends BoundCuts {
       this.checkSize(this.len, this.mode === Mode.AfterQuote ? this.len - 1 : this.len);
       this.endRow(this.len);
       this.rowStart = this.len;
-      this.doneBytes = this.len;
       this.terminated = false;
     }
   }
@@ -57,10 +56,11 @@ export class CsvScanner extends BoundCuts {
   /** The complete rows not taken yet (none: undefined), which take their memory with them. */
   take(): RowBatch | undefined {
     if (this.doneRows === 0) return undefined;
-    const cut = this.doneBytes;
+    const cut = this.rowStart;
+    const doneK = this.rowK;
     const batch: RowBatch = {
       bytes: this.buf.subarray(0, cut),
-      cells: this.cells.subarray(0, this.doneK),
+      cells: this.cells.subarray(0, doneK),
       rows: this.doneRows,
       width: this.width,
     };
@@ -70,19 +70,17 @@ export class CsvScanner extends BoundCuts {
     const rest = this.len - cut;
     const buf = new Uint8Array(spareBuffer(Math.max(INITIAL_BYTES, rest * 2 + 1)));
     buf.set(this.buf.subarray(cut, this.len));
-    const open = this.k - this.doneK;
+    const open = this.k - doneK;
     const cells = new Int32Array(spareBuffer(4 * Math.max(INITIAL_CELLS, open * 2)));
-    for (let i = 0; i < open; i++) cells[i] = this.cells[this.doneK + i] - cut;
+    for (let i = 0; i < open; i++) cells[i] = this.cells[doneK + i] - cut;
     this.buf = buf;
     this.cells = cells;
     this.len = rest;
     this.pos -= cut;
-    this.rowStart -= cut;
-    this.rowK -= this.doneK;
+    this.rowStart = 0;
+    this.rowK = 0;
     this.k = open;
     this.doneRows = 0;
-    this.doneBytes = 0;
-    this.doneK = 0;
     return batch;
   }
 
@@ -97,7 +95,6 @@ export class CsvScanner extends BoundCuts {
       if (b[pos] === LF) {
         pos++;
         this.rowStart = pos;
-        this.doneBytes = pos;
         // Counted as a CR when the chunk ended after it.
         this.lineEnds.cr--;
         this.lineEnds.crlf++;
@@ -218,7 +215,6 @@ export class CsvScanner extends BoundCuts {
       this.lineEnds.lf++;
     }
     this.rowStart = next;
-    this.doneBytes = next;
     if (next >= this.len) this.terminated = true;
     return next;
   }
@@ -242,7 +238,6 @@ export class CsvScanner extends BoundCuts {
       );
     } else {
       this.doneRows++;
-      this.doneK = this.k;
     }
     this.rowK = this.k;
     this.line += 1 + this.rowLines;

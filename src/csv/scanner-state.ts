@@ -47,12 +47,11 @@ export abstract class ScannerState {
   /** Cell starts, and each row's end + 1 after its cells (the layout of RowBatch). */
   protected cells: Int32Array = new Int32Array(INITIAL_CELLS);
   protected k = 0;
+  /** Where the row being read begins in buf and cells: where the complete rows not taken yet end. */
   protected rowStart = 0;
   protected rowK = 0;
-  /** Complete rows (after the header) not taken yet, and where they end in buf and cells. */
+  /** Complete rows (after the header) not taken yet. */
   protected doneRows = 0;
-  protected doneBytes = 0;
-  protected doneK = 0;
   protected width = -1;
   protected afterCr = false;
   protected line = 1;
