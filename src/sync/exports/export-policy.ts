@@ -126,8 +126,8 @@ export function decide(
   budget: WindowBudget,
   stallBudgetMs: number = LIMITS.window.stallMs
 ): Decision {
-  if (piece.reused && setback.kind !== 'cut-off') return {action: 'anew'};
-  if (setback.kind === 'unusable') return {action: 'fail', why: describeSetback(setback)};
+  // An earlier attempt's export (only such a one can be unusable) is never created again.
+  if (setback.kind === 'unusable' || (piece.reused && setback.kind !== 'cut-off')) return {action: 'anew'};
   budget.setbacks++;
   if (budget.stalledMs > stallBudgetMs) {
     return {
