@@ -7,7 +7,7 @@ import {CsvFormatError, CsvProblem} from '../csv/csv-error';
 import {CsvScanner} from '../csv/parser';
 import {LineEnds} from '../csv/scanner-state';
 import {readCsv} from '../csv/reader';
-import {rowStrings} from '../csv/rows';
+import {rowStrings, rowText} from '../csv/rows';
 import {placeInWindow, ReadTime, readTime, timeShape} from '../core/time-text';
 
 /** Separators a file may use instead of the configured one (the SOAP API's default was ¤). */
@@ -115,7 +115,7 @@ export async function sampleFile(
           readHeader(cells);
         },
         rows: (batch) => {
-          for (const row of rowStrings(batch)) {
+          for (let r = 0; r < batch.rows; r++) {
             if (sample.rows >= opts.maxRows) {
               sample.stoppedEarly = true;
               file.close();
@@ -123,7 +123,8 @@ export async function sampleFile(
             }
             sample.rows++;
             if (createdAt === -1) continue;
-            const cell = row[createdAt] ?? '';
+            // Only the Created cell is read as text.
+            const [cell] = rowText(batch.bytes, batch.cells, r * (batch.width + 1) + createdAt, 1);
             const shape = timeShape(cell);
             sample.createdShapes.set(shape, (sample.createdShapes.get(shape) ?? 0) + 1);
             const time = readTime(cell);
