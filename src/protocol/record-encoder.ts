@@ -263,15 +263,20 @@ export class RecordEncoder {
    * batch gets a buffer of its own). Each buffer owns its memory, so it can be transferred.
    */
   encode(batch: RowBatch, emittedAt: number, batchBytes: number): Uint8Array[] {
+    return [...this.lines(batch, emittedAt, (need) => Buffer.allocUnsafeSlow(Math.max(batchBytes, need)))];
+  }
+
+  /**
+   * The rows as lines, a buffer at a time: each buffer is `bufferFor(need)` (at least `need` bytes,
+   * the next line's most), filled as far as it goes, and given before the next one is asked for.
+   */
+  *lines(batch: RowBatch, emittedAt: number, bufferFor: (need: number) => Uint8Array): Generator<Uint8Array> {
     const head = this.head(emittedAt);
-    const out: Uint8Array[] = [];
-    let r = 0;
-    while (r < batch.rows) {
-      const buf = Buffer.allocUnsafeSlow(Math.max(batchBytes, this.most(batch, r)));
+    for (let r = 0; r < batch.rows;) {
+      const buf = bufferFor(this.most(batch, r));
       const {next, end} = this.fill(batch, r, head, buf, 0);
-      out.push(buf.subarray(0, end));
+      yield buf.subarray(0, end);
       r = next;
     }
-    return out;
   }
 }

@@ -64,18 +64,13 @@ let broken = false;
 
 /** Writes the batch's rows as records, encoding the next buffer while the last one is written. */
 async function writeRows(write: Output, encoder: RecordEncoder, batch: RowBatch, emittedAt: number): Promise<void> {
-  const head = encoder.head(emittedAt);
   let written: Promise<void> | undefined;
   let turn = 0;
-  for (let r = 0; r < batch.rows;) {
-    const need = encoder.most(batch, r);
-    // A row larger than a buffer gets one of its own.
-    const buf = need > OUTPUT_BYTES ? new Uint8Array(need) : buffers[turn];
-    const {next, end} = encoder.fill(batch, r, head, buf, 0);
+  // The two buffers take turns; a row larger than a buffer gets one of its own.
+  const bufferFor = (need: number): Uint8Array => (need > OUTPUT_BYTES ? new Uint8Array(need) : buffers[(turn ^= 1)]);
+  for (const chunk of encoder.lines(batch, emittedAt, bufferFor)) {
     await written;
-    written = write(buf.subarray(0, end));
-    turn ^= 1;
-    r = next;
+    written = write(chunk);
   }
   await written;
 }
