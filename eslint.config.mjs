@@ -85,7 +85,7 @@ export default tseslint.config(
     },
   },
   {
-    // The build script runs before anything is compiled: plain CommonJS for Node.
+    // The build script and jest's transform run before anything is compiled: plain CommonJS for Node.
     files: ['scripts/**/*.js'],
     languageOptions: {
       sourceType: 'commonjs',
