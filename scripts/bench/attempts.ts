@@ -3,7 +3,7 @@
 // an attempt from such a state polls and downloads it instead of creating it again) and without it
 // (the same state without `exports`, as states written before re-use look). Each attempt's output
 // goes to a file. That the two attempts together deliver every row exactly once is what
-// test/e2e/attempts.test.ts asserts; here the counts are checked (a wrong count is no figure).
+// test/e2e/attempts.cases.ts asserts; here the counts are checked (a wrong count is no figure).
 
 import fs from 'fs';
 import path from 'path';
@@ -269,7 +269,7 @@ function method(ctx: BenchContext): string {
     'exported anew, so starting later does not help it). Wall time is spawn to exit of the second attempt; exports and',
     "requests are what the simulator logged during it. The first attempt's committed records (those before its last",
     "STATE) and the second attempt's records add up to the quest's rows; that they are its rows exactly once is what",
-    'test/e2e/attempts.test.ts asserts.',
+    'test/e2e/attempts.cases.ts asserts.',
   ].join('\n');
 }
 

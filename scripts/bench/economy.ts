@@ -34,7 +34,7 @@ const TARGET_ROWS = DEFAULTS.target_rows_per_export;
 /**
  * Goals on wall time, which no test may bound. What the sizing promises in counts (a handful of exports
  * for a sparse history, no export above twice the target, one export for an incremental sync with a
- * known density) the tests hold (test/unit/quest-sync.test.ts); here those are figures.
+ * known density) the tests hold (test/unit/quest-sync.cases.ts); here those are figures.
  */
 export const ECONOMY_TARGETS = {
   sparseVsSingle: 2,

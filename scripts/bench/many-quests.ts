@@ -3,8 +3,8 @@
 // incremental sync from its state: wall time, exports, requests, peak RSS, state size, Node
 // warnings. The stream layout is a parameter, so that each layout the connector offers is measured
 // the same way against the same simulator. What is promised of these runs the tests assert (a check
-// of hundreds of quests on a slow service passes: test/e2e/many-quests.test.ts; a combined discover
-// makes no export, a read prints no Node warning: test/e2e/scale.test.ts); here they are figures.
+// of hundreds of quests on a slow service passes: test/e2e/many-quests.cases.ts; a combined discover
+// makes no export, a read prints no Node warning: test/e2e/scale.cases.ts); here they are figures.
 
 import path from 'path';
 

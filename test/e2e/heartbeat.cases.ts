@@ -1,7 +1,7 @@
 // The heartbeat: during a long wait with no record, a stream repeats its STATE after 5 min of the
 // clock, only where the exactly-once rule allows one (no record since its last STATE), so the
 // platform sees life; a read stopped after a heartbeat resumes with every row committed once. In
-// process, on a virtual clock: waits of minutes take a few seconds (test/unit/heartbeat.test.ts
+// process, on a virtual clock: waits of minutes take a few seconds (test/unit/heartbeat.cases.ts
 // holds a wait of hours, the heartbeat alone).
 
 import {committed, LiveLine, records, RecordMessage, StateMessage, stateFile, states} from '../helpers/connector';

@@ -1,7 +1,7 @@
 // stream_layout "long" end to end: one stream `answers` for all quests, a record per non-empty answer
 // cell. Discover makes no export; reads are exact against the simulator's truth, incremental, exact
 // across a SIGKILL and a resume from the last STATE, and exact when a file is read again listing its
-// rows in another order. The warehouse side is in warehouse-long.test.ts.
+// rows in another order. The warehouse side is in warehouse-postgres.test.ts.
 
 import {committed, records, stateFile, states} from '../helpers/connector';
 import {configuredCatalog, stopThenResume, withWorld, World} from '../helpers/fixtures';

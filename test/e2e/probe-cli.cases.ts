@@ -1,6 +1,6 @@
 // `bin/main probe` as a user runs it: protocol log lines only on stdout, the report in a file, and an
 // exit code that says whether an assumption was contradicted (0 no, 3 yes, 1 the probe could not run).
-// The command line runs in-process, as bin/main runs it (test/helpers/connector.ts; process.test.ts
+// The command line runs in-process, as bin/main runs it (test/helpers/connector.ts; process.cases.ts
 // shows exit codes reaching the shell); the verdicts are tested on the probe itself (test/probe).
 
 import fs from 'fs';

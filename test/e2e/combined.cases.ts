@@ -1,7 +1,7 @@
 // stream_layout "combined" end to end: the connector in-process against the simulator. One stream
 // `responses` for all quests, with the answers in one object keyed by header text; discover makes no
 // export; reads are exact, incremental, and backfill a quest added later alone (the resume after a
-// SIGKILL is in attempts.test.ts).
+// SIGKILL is in attempts.cases.ts).
 
 import {stateFile} from '../helpers/connector';
 import {expectQuestExact, questEntries, responses} from '../helpers/combined';

@@ -1,0 +1,3 @@
+import {runSuite} from '../helpers/suites';
+
+runSuite('e2e/limits');

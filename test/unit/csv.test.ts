@@ -1,0 +1,3 @@
+import {runSuite} from '../helpers/suites';
+
+runSuite('unit/csv');
