@@ -89,7 +89,13 @@ export default tseslint.config(
     files: ['scripts/**/*.js'],
     languageOptions: {
       sourceType: 'commonjs',
-      globals: {require: 'readonly', process: 'readonly', __dirname: 'readonly', module: 'writable'},
+      globals: {
+        require: 'readonly',
+        process: 'readonly',
+        __dirname: 'readonly',
+        __filename: 'readonly',
+        module: 'writable',
+      },
     },
     rules: {'@typescript-eslint/no-require-imports': 'off'},
   },
