@@ -207,7 +207,7 @@ describe('hostile API answers', () => {
   );
 
   test.concurrent(
-    'a trickling download (a byte every 300 ms) is cut off by the progress floor and downloaded again',
+    'a trickling download (a byte every 50 ms) is cut off by the progress floor and downloaded again',
     async () => {
       await withServer({quests: [{id: Q, rows: ROWS}]}, async (server) => {
         server.on('download', (ctx) => {
@@ -218,10 +218,11 @@ describe('hostile API answers', () => {
           const drip = setInterval(() => {
             if (ctx.res.destroyed || at >= body.length) return clearInterval(drip);
             ctx.res.write(body.subarray(at, ++at));
-          }, 300);
+          }, 50);
           ctx.res.on('close', () => clearInterval(drip));
         });
-        // request_timeout_seconds 1: the idle timeout is 1 s (never reached), the floor's span 2 s.
+        // request_timeout_seconds 1: the idle timeout is 1 s, twenty drips away (so a loaded machine does not reach
+        // it first), the floor's span 2 s.
         const run = await runHostile(server, 'read', {config: {request_timeout_seconds: 1}, killAfterMs: 33_000});
         expectOutcome(run, server, {code: 0, maxSeconds: 30, ok: [Q]});
         expect(logs(run).some((l) => /slowed to a trickle/.test(l.message))).toBe(true);
