@@ -12,6 +12,7 @@ import readline from 'readline';
 import {binMainArgv} from '../../harness/bin-main';
 import {DEFAULTS} from '../../src/core/config';
 import {FileRun, runToFile, SimChild} from './proc';
+import {plural} from '../../src/core/quantities';
 import {iso, Row, s, thousands} from './report';
 import {catalogFor, connectorConfig, countRequests, DAY_MS, writeJson} from './scenario';
 import type {BenchContext, Section} from './types';
@@ -179,7 +180,7 @@ async function settled(sim: SimChild): Promise<number> {
 function secondSummary(a: Attempt): string {
   const r = a.requests;
   return (
-    `${s(a.run.wallMs)}; ${a.created} export${a.created === 1 ? '' : 's'} created, ${thousands(a.output.records)} records, ` +
+    `${s(a.run.wallMs)}; ${plural(a.created, 'export')} created, ${thousands(a.output.records)} records, ` +
     `${r.total} requests (create ${r.create}, status ${r.status}, download ${r.download})`
   );
 }

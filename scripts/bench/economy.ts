@@ -12,6 +12,7 @@ import {questState} from '../../src/sync/state/stream-state';
 import {CURSOR_FIELD} from '../../src/sync/streams/record-columns';
 import {sinceForStartDate} from '../../src/core/time';
 import {runPiped, SimChild} from './proc';
+import {plural} from '../../src/core/quantities';
 import {iso, Row, s, thousands} from './report';
 import {
   catalogFor,
@@ -220,12 +221,10 @@ function covered(
   return shares.reduce((a, b) => a + b, 0) / Math.max(1, shares.length);
 }
 
-const count = (n: number, word: string): string => `${thousands(n)} ${word}${n === 1 ? '' : 's'}`;
-
 function summary(run: EconomyRun, extra = ''): string {
   return (
-    `${count(run.exports.length, 'export')}, ${count(run.requests.total, 'request')}, ` +
-    `${count(run.checkpoints, 'checkpoint')}, ${s(run.wallMs)}${extra}`
+    `${plural(run.exports.length, 'export')}, ${plural(run.requests.total, 'request')}, ` +
+    `${plural(run.checkpoints, 'checkpoint')}, ${s(run.wallMs)}${extra}`
   );
 }
 
@@ -558,10 +557,10 @@ async function faulty(ctx: BenchContext, rows: Row[], notes: string[]): Promise<
     const describe = (a: Attempts): string => {
       const sum = (f: (r: EconomyRun) => number): number => a.runs.reduce((n, r) => n + f(r), 0);
       const last = a.runs[a.runs.length - 1];
-      let outcome = `done in ${count(a.runs.length, 'attempt')}`;
+      let outcome = `done in ${plural(a.runs.length, 'attempt')}`;
       if (!a.done) {
         const share = covered(last, ids, from, a.states);
-        outcome = `not done after ${count(a.runs.length, 'attempt')}`;
+        outcome = `not done after ${plural(a.runs.length, 'attempt')}`;
         if (last?.stopped) {
           outcome += `, stopped at its budget with ${(share * 100).toFixed(0)} % of the span read`;
           if (share > 0) outcome += ` (at that pace about ${s(sum((r) => r.wallMs) / share)} for all of it)`;
@@ -575,9 +574,9 @@ async function faulty(ctx: BenchContext, rows: Row[], notes: string[]): Promise<
         checkpoints: sum((r) => r.checkpoints),
         records: sum((r) => r.records),
       };
-      const exports = count(n.exports, 'export');
-      const requests = `${count(n.requests, 'request')} (${thousands(n.refused)} answered 429, ${thousands(n.failed)} 5xx)`;
-      const rest = `${count(n.checkpoints, 'checkpoint')}, ${count(n.records, 'record')}`;
+      const exports = plural(n.exports, 'export');
+      const requests = `${plural(n.requests, 'request')} (${thousands(n.refused)} answered 429, ${thousands(n.failed)} 5xx)`;
+      const rest = `${plural(n.checkpoints, 'checkpoint')}, ${plural(n.records, 'record')}`;
       return `${outcome}; all attempts: ${exports}, ${requests}, ${rest}, ${s(sum((r) => r.wallMs))}`;
     };
     rows.push(figure(`Faulty, ${FIXED.label}`, describe(fixed)));

@@ -7,6 +7,7 @@ import path from 'path';
 import {binMainArgv} from '../../harness/bin-main';
 import {DEFAULTS} from '../../src/core/config';
 import {runPiped, SimChild} from './proc';
+import {plural} from '../../src/core/quantities';
 import {iso, Row, s} from './report';
 import {
   catalogFor,
@@ -87,7 +88,7 @@ async function latency(ctx: BenchContext, rows: Row[]): Promise<void> {
       rows.push({
         section: LATENCY,
         metric: `${c.label}: wall time`,
-        value: `${s(run.producer.wallMs)} (${counts.create} export${counts.create === 1 ? '' : 's'}, ${counts.status} status polls)`,
+        value: `${s(run.producer.wallMs)} (${plural(counts.create, 'export')}, ${counts.status} status polls)`,
       });
     }
     const one = walls.get('one') as number;

@@ -8,6 +8,7 @@ import {RecordMessage, records, runBinMain, RunResult, stateFile} from '../helpe
 import {questEntries} from '../helpers/combined';
 import {configuredCatalog, simCatalog, startWorld, streamOf, World} from '../helpers/fixtures';
 import {peakRssProbe} from '../helpers/peak-rss';
+import {DAY_MS} from '../../src/core/time';
 import {warehouseNames} from '../../src/sync/streams/column-names';
 import {Simulator, systemClock} from '../../simulator';
 
@@ -16,7 +17,6 @@ import {Simulator, systemClock} from '../../simulator';
 const QUESTS = 120;
 const ROWS = 3;
 const MAX_CONCURRENT_EXPORTS = 16;
-const DAY = 86_400_000;
 /** Generous: the connector holds a few rows per quest and a state entry per quest at most. */
 const PEAK_RSS_MIB = 400;
 const STATE_BYTES = 3_000_000;
@@ -26,7 +26,7 @@ const questIds = (prefix: string): string[] =>
 
 /** QUESTS quests of 3 rows over the last 5 days: with start_date 6 days back, one export per quest. On the real clock: the read is a process. */
 function manyQuests(ids: readonly string[]): Promise<World> {
-  const firstCreatedAt = new Date(Date.now() - 5 * DAY).toISOString();
+  const firstCreatedAt = new Date(Date.now() - 5 * DAY_MS).toISOString();
   return startWorld({
     seed: 500,
     clock: systemClock,
@@ -197,7 +197,7 @@ function configFor(world: World, ids: readonly string[], layout: 'per_quest' | '
     quest_ids: ids,
     stream_layout: layout,
     max_concurrent_exports: MAX_CONCURRENT_EXPORTS,
-    start_date: new Date(Date.now() - 6 * DAY).toISOString(),
+    start_date: new Date(Date.now() - 6 * DAY_MS).toISOString(),
   });
 }
 
