@@ -1,14 +1,15 @@
 // sensitive_columns end to end, in every layout: a hashed column arrives as the HMAC-SHA-256 of its
 // value under hash_salt (computed here with node:crypto, not with the connector's code), the same for
 // the same value in two quests and in two syncs; a dropped column arrives nowhere; discover says what
-// happens to each. No cleartext value of either column, and not the salt, is anywhere in the output
-// of discover, two reads and a failing read (records, STATEs, logs, errors), in any encoding.
+// happens to each; a third sync under another salt says so once, and hashes under the new one. No
+// cleartext value of either column, and neither salt, is anywhere in the output of discover, three reads
+// and a failing read (records, STATEs, logs, errors), in any encoding.
 
 import {createHmac} from 'crypto';
 
 import {errorTraces, records, runConnector, stateFile} from '../helpers/connector';
 import {configuredCatalog, runtimeOf} from '../helpers/fixtures';
-import {DAY_MS, hostileConfig, runHostile, withServer} from '../helpers/hostile';
+import {DAY_MS, hostileConfig, logs, runHostile, withServer} from '../helpers/hostile';
 import {writeJson, tempDir} from '../helpers/temp';
 import {Simulator} from '../../simulator';
 
@@ -17,6 +18,8 @@ const Q2 = '5e0c8a3b-9f1d-4c27-b6e2-7a1d3c9f0e22';
 /** Serves a row with a cell too few after its sensitive rows: the read fails. */
 const BROKEN = '5e0c8a3b-9f1d-4c27-b6e2-7a1d3c9f0e23';
 const SALT = 'pepper/with+special=chars ø 0123';
+/** The salt of a later sync, changed against advice. */
+const OTHER_SALT = 'another pepper, 16+ characters';
 const HEADER = ['Response ID', 'Created', 'E-mail', 'Phone', 'Q1 Comment', 'Q2 Rating'];
 const SHARED = 'ola.nordmann@example.com';
 const EMAILS = [SHARED, 'kari+survey@example.no', 'ÆØÅ.blåbær@example.com', 'per "the boss" <per@example.org>'];
@@ -56,7 +59,7 @@ const QUESTS = [
   },
 ];
 
-const hmac = (value: string) => createHmac('sha256', SALT).update(value, 'utf8').digest('hex');
+const hmac = (value: string, salt = SALT) => createHmac('sha256', salt).update(value, 'utf8').digest('hex');
 
 /** Every form in which a value could travel: as is, JSON-escaped, URL- and form-encoded, base64, hex. */
 function forms(value: string): string[] {
@@ -78,7 +81,7 @@ function forms(value: string): string[] {
 /** The values that must not leave the connector: every e-mail and phone served, and the salt. */
 function secretsOf(server: Simulator): string[] {
   const values = server.quests.flatMap((q) => server.groundTruth(q.id).rows.flatMap((r) => [r[2], r[3]]));
-  return [...new Set([...values, SALT])].filter((v) => v && v.length >= 8);
+  return [...new Set([...values, SALT, OTHER_SALT])].filter((v) => v && v.length >= 8);
 }
 
 /** What each layout's records make of the e-mail column: [quest, response, value] for each response with an e-mail. */
@@ -153,6 +156,20 @@ describe('sensitive columns', () => {
           state: stateFile(first.messages),
         });
         expect(second.code).toBe(0);
+        // A third under another hash_salt: said once, naming the streams whose state knows the earlier one.
+        const third = await runHostile(server, 'read', {
+          config: {...overrides, hash_salt: OTHER_SALT, lookback_days: 3},
+          catalog,
+          state: stateFile(second.messages, stateFile(first.messages)),
+        });
+        expect(third.code).toBe(0);
+        const saltWarnings = (run: typeof first) =>
+          logs(run).filter((l) => /hash_salt is not the one the earlier syncs hashed with/.test(l.message));
+        expect([first, second].flatMap(saltWarnings)).toEqual([]);
+        const streams = layout === 'per_quest' ? '2 streams' : `1 stream`;
+        expect(saltWarnings(third)).toEqual([
+          {level: 'WARN', message: expect.stringContaining(`(the state of ${streams} says so: `)},
+        ]);
 
         const truth = new Map(
           [Q1, Q2].flatMap((q) =>
@@ -168,6 +185,11 @@ describe('sensitive columns', () => {
           expect(got.filter(([q, id, value]) => value !== hmac(truth.get(`${q} ${id}`) as string))).toEqual([]);
           expect(phonesOf(run.messages)).toEqual([]);
         }
+        const rehashed = emailsOf(layout, third.messages);
+        expect(rehashed.length).toBeGreaterThan(0);
+        expect(
+          rehashed.filter(([q, id, value]) => value !== hmac(truth.get(`${q} ${id}`) as string, OTHER_SALT))
+        ).toEqual([]);
         // The shared address: one hash in both quests and both syncs.
         const shared = [first, second].flatMap((run) =>
           emailsOf(layout, run.messages).filter(([q, id]) => truth.get(`${q} ${id}`) === SHARED)
@@ -196,7 +218,9 @@ describe('sensitive columns', () => {
         expect(failing.code).not.toBe(0);
         expect(errorTraces(failing.messages).length).toBeGreaterThan(0);
 
-        const output = [discover, first, second, failing].map((run) => `${run.stdout}\n${run.stderr}`).join('\n');
+        const output = [discover, first, second, third, failing]
+          .map((run) => `${run.stdout}\n${run.stderr}`)
+          .join('\n');
         const leaked = secretsOf(server).flatMap((value) =>
           forms(value)
             .filter((form) => output.includes(form))

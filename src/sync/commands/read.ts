@@ -73,6 +73,16 @@ function warnIgnoredState(
   );
 }
 
+/** Once for the read: hashes under another hash_salt than the earlier syncs' no longer match theirs. */
+function warnSaltChanged(logger: AirbyteLogger, plans: readonly PlannedStream[]): void {
+  const changed = plans.filter((p) => p.read?.saltChanged).map((p) => p.ref.name);
+  if (!changed.length) return;
+  const named = `${changed.slice(0, 5).join(', ')}${changed.length > 5 ? ', ...' : ''}`;
+  logger.warn(
+    `hash_salt is not the one the earlier syncs hashed with (the state of ${plural(changed.length, 'stream')} says so: ${named}): from this sync on, a value of a column that sensitive_columns hashes gets another hash than the same value had before, so hashed values no longer match across syncs (joins, distinct counts). If the change was not intended, set the earlier hash_salt back before the next sync. If it was, records read from now on carry the new hashes; a full refresh of the streams re-hashes the earlier ones.`
+  );
+}
+
 /** The configured stream's read, as the definition of its kind plans it; a stream of no kind, or of a quest not configured, is an error of its own. */
 function planStream(
   ctx: ReadContext,
@@ -119,6 +129,7 @@ export async function readStreams(
   const heartbeat = new Heartbeat(ctx.runtime, logger);
   const output = heartbeat.output(out);
   const plans = catalog.map((configured) => planStream(ctx, configured, states, output));
+  warnSaltChanged(logger, plans);
   const byQuest = new Map<string, StreamRef>();
   for (const p of plans) for (const q of p.read?.questIds ?? []) if (!byQuest.has(q)) byQuest.set(q, p.ref);
   const connection = ctx.connect((request, waitMs, resetAt) => {

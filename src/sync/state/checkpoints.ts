@@ -48,6 +48,8 @@ export interface QuestProgress {
   /** Exports created past the cursor and not yet read whole, in window order. */
   exports: RecordedExport[];
   emitted?: EmittedRows;
+  /** The check of the hash_salt the quest's hashed cells were made with (core/keyed-hash.ts saltCheck). */
+  saltCheck?: string;
 }
 
 /** About the bytes a row's identity takes in a STATE's JSON: its key and its fingerprint if any, quoted, a comma each. */

@@ -19,6 +19,8 @@ export interface QuestState {
   exports?: ExportState[];
   /** Rows past the cursor emitted already (see EmittedRows): a later read skips them. */
   emitted?: EmittedState;
+  /** The check of the hash_salt of the quest's hashed cells: a later sync under another salt says so. */
+  salt_check?: string;
 }
 
 interface EmittedState {
@@ -41,7 +43,7 @@ interface ExportState {
 
 /** A quest's progress as its state says it; `cursorField` is the records' field the cursor stands for. */
 export function questState(progress: QuestProgress, cursorField: string): QuestState {
-  const {cursor, density, exports, emitted} = progress;
+  const {cursor, density, exports, emitted, saltCheck} = progress;
   return {
     cursor: formatUtcTimestamp(cursor),
     cursor_field: [cursorField],
@@ -67,6 +69,7 @@ export function questState(progress: QuestProgress, cursorField: string): QuestS
           },
         }
       : {}),
+    ...(saltCheck ? {salt_check: saltCheck} : {}),
   };
 }
 
@@ -173,6 +176,12 @@ export function densityOf(streamState: unknown): DensityHint | undefined {
     rows_per_day: rows,
     ...(typeof bytes === 'number' && Number.isFinite(bytes) && bytes > 0 ? {bytes_per_row: bytes} : {}),
   };
+}
+
+/** The hash_salt check a stream's state records, if it holds one (anything else is ignored, as if none). */
+export function saltCheckOf(streamState: unknown): string | undefined {
+  const check = (streamState as {salt_check?: unknown} | undefined)?.salt_check;
+  return typeof check === 'string' && check ? check : undefined;
 }
 
 /**

@@ -1,21 +1,25 @@
 import {SEPARATORS} from '../../core/config';
 import {LIMITS} from '../../core/limits';
+import {saltCheck} from '../../core/keyed-hash';
 import {DAY_MS, formatUtcTimestamp, sinceForStartDate} from '../../core/time';
 import {QuestCheckpoints, QuestProgress} from '../state/checkpoints';
-import {cursorOf, densityOf, emittedOf, recordedExportsOf} from '../state/stream-state';
+import {cursorOf, densityOf, emittedOf, recordedExportsOf, saltCheckOf} from '../state/stream-state';
 import {QuestPlan} from '../windows/quest-plan';
 import {QuestSync} from '../windows/quest-sync';
 import {PlanContext, ReadEnv} from './stream-definition';
 
 // What the streams of responses (a stream per quest, or one for all) share: where a quest starts, and its read.
 
-/** Where a quest's read starts: from its state (less any lookback), or just before start_date. */
+/**
+ * Where a quest's read starts: from its state (less any lookback), or just before start_date.
+ * `saltChanged`: its state says its cells were hashed under another hash_salt than this read's.
+ */
 export function questStart(
   ctx: PlanContext,
   label: string,
   state: unknown,
   incremental: boolean
-): {from: number; progress: QuestProgress} {
+): {from: number; progress: QuestProgress; saltChanged: boolean} {
   const {config, logger} = ctx;
   const startSince = sinceForStartDate(Date.parse(config.start_date));
   const stateCursor = incremental ? cursorOf(state, label) : undefined;
@@ -44,6 +48,11 @@ export function questStart(
       `${label}: the state lists ${recorded.length} exports of earlier attempts, more than max_concurrent_exports (${most}) allows this connector to record (was the state edited?); the first ${most} are re-used where they still serve, the others are ignored.`
     );
   }
+  // The state keeps the check of the salt last hashed with, also through syncs that hash nothing.
+  const hashes = config.hash_salt !== undefined && config.sensitive_columns.some((c) => c.action === 'hash');
+  const current = hashes ? saltCheck(config.hash_salt ?? '') : undefined;
+  const earlier = incremental ? saltCheckOf(state) : undefined;
+  const check = current ?? earlier;
   return {
     from,
     progress: {
@@ -51,7 +60,9 @@ export function questStart(
       ...(density ? {density} : {}),
       exports: recorded.slice(0, most),
       ...(emitted && emitted.until > cursor ? {emitted} : {}),
+      ...(check ? {saltCheck: check} : {}),
     },
+    saltChanged: current !== undefined && earlier !== undefined && current !== earlier,
   };
 }
 

@@ -262,7 +262,7 @@ export const questStreams: StreamDefinition = {
     const questId = questIdFromStreamName(ref.name);
     if (!questId || ctx.config.stream_layout !== 'per_quest') return undefined;
     const incremental = configured.sync_mode === 'incremental';
-    const {from, progress} = questStart(ctx, `Stream ${ref.name}`, state, incremental);
+    const {from, progress, saltChanged} = questStart(ctx, `Stream ${ref.name}`, state, incremental);
     const records = new QuestColumns(ref, questId, configuredColumns(configured), ctx.config, ctx.logger);
     const plan: QuestPlan = {
       questId,
@@ -279,6 +279,7 @@ export const questStreams: StreamDefinition = {
       questIds: [questId],
       readsResponses: true,
       heartbeat: stream,
+      saltChanged,
       read: (env) => readQuest(env, plan, checkpoints),
     };
   },

@@ -243,8 +243,10 @@ export function planQuestsStream(
   const incremental = configured.sync_mode === 'incremental';
   const previous = incremental ? questStatesOf(state, ref.name) : {};
   const stream = new StreamCheckpoints(out, ref, combinedState(previous));
+  let saltChanged = false;
   const quests = config.quest_ids.map((questId) => {
-    const {from, progress} = questStart(ctx, `Quest ${questId}`, previous[questId], incremental);
+    const {from, progress, ...start} = questStart(ctx, `Quest ${questId}`, previous[questId], incremental);
+    saltChanged ||= start.saltChanged;
     if (incremental && previous[questId] === undefined && Object.keys(previous).length > 0) {
       logger.info(`Quest ${questId} is new to this connection: it is read from start_date ${config.start_date}.`);
     }
@@ -263,6 +265,7 @@ export function planQuestsStream(
     questIds: config.quest_ids,
     readsResponses: true,
     heartbeat: stream,
+    saltChanged,
     read: async (env, skipped) => {
       const results = await Promise.allSettled(quests.map((q) => readQuest(env, q.plan, q.checkpoints)));
       const failed: string[] = [];

@@ -130,6 +130,8 @@ export interface StreamRead {
   readsResponses: boolean;
   /** Its checkpoints, which may repeat its STATE while it waits long (sync/state/heartbeat.ts). */
   heartbeat?: HeartbeatStream;
+  /** Its state says its hashed cells were made under another hash_salt than this read's. */
+  saltChanged?: boolean;
   /**
    * Reads the stream; resolves to its record count. A quest that is inaccessible while
    * skip_inaccessible_quests is on is reported through `skipped`, not thrown, by streams of several quests.
