@@ -49,8 +49,10 @@ export function questStart(
     );
   }
   // The state keeps the check of the salt last hashed with, also through syncs that hash nothing.
-  const hashes = config.hash_salt !== undefined && config.sensitive_columns.some((c) => c.action === 'hash');
-  const current = hashes ? saltCheck(config.hash_salt ?? '') : undefined;
+  const current =
+    config.hash_salt !== undefined && config.sensitive_columns.some((c) => c.action === 'hash')
+      ? saltCheck(config.hash_salt)
+      : undefined;
   const earlier = incremental ? saltCheckOf(state) : undefined;
   const check = current ?? earlier;
   return {
