@@ -7,6 +7,7 @@ import {Runtime} from '../core/runtime';
 import {formatDuration} from '../core/time';
 import {isTlsError, Purpose, redactUrl, RequestContext} from './api-error';
 import {RateLimitGate, throttleDelay} from './rate-limit';
+import {nonBlank} from './problem-details';
 
 interface Attempts {
   errors: number;
@@ -44,11 +45,6 @@ export function asJsonObject(data: unknown): Record<string, unknown> | undefined
     }
   }
   return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-}
-
-/** Whether a body that is no JSON object says anything at all (text that is not blank), for what an error calls it. */
-export function hasText(data: unknown): boolean {
-  return typeof data === 'string' && data.trim() !== '';
 }
 
 /** How hard to retry one request. Every figure is a bound: nothing waits or retries forever. */
@@ -192,7 +188,7 @@ export function createHttpClient(opts: HttpClientOptions): AxiosInstance {
       logger.debug(`${describe(response.config)} -> ${response.status} (${runtime.now() - started} ms)`);
       if (response.config.expectJson && response.status < 300 && !asJsonObject(response.data)) {
         // An empty or unreadable answer is a blip of the service or a gateway: retried as a 5xx is.
-        const what = hasText(response.data) ? 'an unreadable body' : 'an empty body';
+        const what = nonBlank(response.data) ? 'an unreadable body' : 'an empty body';
         return Promise.reject(
           new AxiosError(
             `HTTP ${response.status} with ${what}`,

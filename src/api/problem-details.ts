@@ -15,7 +15,8 @@ export interface ProblemDetails {
 
 const MAX_TEXT = 300;
 
-function str(value: unknown): string | undefined {
+/** A text that is not blank, trimmed; anything else (no text, only white space) is undefined. */
+export function nonBlank(value: unknown): string | undefined {
   return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
 }
 
@@ -33,15 +34,15 @@ export function parseProblemDetails(body: unknown): ProblemDetails | undefined {
   if (!value || typeof value !== 'object' || Array.isArray(value)) return undefined;
   const raw = value as Record<string, unknown>;
   const problem: ProblemDetails = {
-    type: str(raw.type),
-    title: str(raw.title),
+    type: nonBlank(raw.type),
+    title: nonBlank(raw.title),
     status: typeof raw.status === 'number' ? raw.status : undefined,
-    detail: str(raw.detail),
-    instance: str(raw.instance),
-    traceId: str(raw.traceId),
-    requestId: str(raw.requestId),
-    error: str(raw.error),
-    error_description: str(raw.error_description),
+    detail: nonBlank(raw.detail),
+    instance: nonBlank(raw.instance),
+    traceId: nonBlank(raw.traceId),
+    requestId: nonBlank(raw.requestId),
+    error: nonBlank(raw.error),
+    error_description: nonBlank(raw.error_description),
   };
   if (raw.errors && typeof raw.errors === 'object' && !Array.isArray(raw.errors)) {
     const errors: Record<string, string[]> = {};

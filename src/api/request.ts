@@ -4,7 +4,8 @@ import VError from 'verror';
 
 import {connectorError} from '../core/errors';
 import {apiError, RequestContext} from './api-error';
-import {asJsonObject, hasText, UNREADABLE_ANSWER} from './http';
+import {asJsonObject, UNREADABLE_ANSWER} from './http';
+import {nonBlank} from './problem-details';
 
 // How every request of the export API is sent, and what its answer's body is made into.
 
@@ -66,7 +67,7 @@ export function jsonObject(response: AxiosResponse, ctx: RequestContext): Record
   const data = asJsonObject(response.data);
   if (data) return data;
   const kind = String(response.headers['content-type'] ?? 'no content type');
-  const what = hasText(response.data) ? `a ${kind} body` : 'an empty body';
+  const what = nonBlank(response.data) ? `a ${kind} body` : 'an empty body';
   throw connectorError(
     'transient_error',
     `${ctx.operation} for quest ${ctx.questId} failed: HTTP ${response.status} came with ${what} instead of JSON. This is usually a gateway problem.`,
