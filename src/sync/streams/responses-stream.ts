@@ -245,8 +245,8 @@ export function planQuestsStream(
   const stream = new StreamCheckpoints(out, ref, combinedState(previous));
   let saltChanged = false;
   const quests = config.quest_ids.map((questId) => {
-    const {from, progress, ...start} = questStart(ctx, `Quest ${questId}`, previous[questId], incremental);
-    saltChanged ||= start.saltChanged;
+    const {from, progress, saltChanged: changed} = questStart(ctx, `Quest ${questId}`, previous[questId], incremental);
+    saltChanged ||= changed;
     if (incremental && previous[questId] === undefined && Object.keys(previous).length > 0) {
       logger.info(`Quest ${questId} is new to this connection: it is read from start_date ${config.start_date}.`);
     }
