@@ -50,8 +50,11 @@ export const LIMITS = {
     initialMs: 500,
     factor: 1.5,
     maxMs: 10_000,
-    /** While an export is generated, a progress line this often. */
-    logEveryMs: MINUTE_MS,
+    /**
+     * While an export is generated, no two lines further apart than this: a line is written at the
+     * poll after which the next poll would come later (so no extra request is made for it).
+     */
+    logEveryMs: 30_000,
   },
   /** sync/exports/export-job.ts: 409 "an export for this quest is already being generated" (within export_timeout_minutes). */
   conflict: {initialMs: 2000, maxMs: 30_000},

@@ -130,7 +130,7 @@ export async function runProbe(
         logger.info(`Probe: export ${exportId} is ${word(status.status)} (${formatDuration(elapsed)})`);
         last = status.status;
         lastLog = now;
-      } else if (now - lastLog >= LIMITS.poll.logEveryMs) {
+      } else if (now - lastLog + delay > LIMITS.poll.logEveryMs) {
         logger.info(
           `Probe: export ${exportId} is still ${word(status.status)} after ${formatDuration(elapsed)}; waiting at most ${formatDuration(limit - now)} more`
         );

@@ -1,6 +1,7 @@
-// A long download is visible while it lasts: a progress line at most every 30 s of the clock, with
+// A long wait is visible while it lasts. A download: a progress line at most every 30 s of the clock, with
 // rows, size and rate so far, and the share done when the size is announced. In-process on a virtual
 // clock with the simulator's slow-download switch, so a download of minutes takes a second or two.
+// An export being generated: a line at most 30 s after the one before, until it completes.
 
 import {DAY_MS, HostileRun, logs, Row, runHostile, streamDataProblems, withServer} from '../helpers/hostile';
 import {Simulator} from '../../simulator';
@@ -26,11 +27,12 @@ function expectWhole(run: HostileRun, server: Simulator): void {
 const progressLines = (messages: {level: string; message: string}[]): string[] =>
   messages.map((l) => l.message).filter((m) => / downloading export /.test(m));
 
-/** Seconds from a formatted duration such as "31.0 s" or "1.5 min", and how far its rounding may be off. */
-const seconds = (text: string): {value: number; off: number} =>
-  text.endsWith('min')
-    ? {value: Number(text.split(' ')[0]) * 60, off: 3}
-    : {value: Number(text.split(' ')[0]), off: 0.05};
+/** Seconds from a formatted duration such as "2 ms", "31.0 s" or "1.5 min", and how far its rounding may be off. */
+const seconds = (text: string): {value: number; off: number} => {
+  const [figure, unit] = text.split(' ');
+  if (unit === 'min') return {value: Number(figure) * 60, off: 3};
+  return unit === 'ms' ? {value: Number(figure) / 1000, off: 0.0005} : {value: Number(figure), off: 0.05};
+};
 
 describe('progress while downloading', () => {
   test('a download of about 100 s logs a line every 30 s or more with rows, size, rate and the share done', async () => {
@@ -95,6 +97,31 @@ describe('progress while downloading', () => {
       expectWhole(run, server);
       expect(progressLines(logs(run))).toEqual([]);
       expect(logs(run).some((l) => /done, 400 rows emitted/.test(l.message))).toBe(true);
+    });
+  });
+});
+
+describe('progress while an export is generated', () => {
+  test('an export generated for about 55 s logs its wait at most 30 s apart, from creation to completion', async () => {
+    await withServer({quests: [Q]}, async (server) => {
+      server.on('status', (ctx) => {
+        const age = ctx.job ? ctx.now() - Date.parse(ctx.job.createdAt) : 0;
+        if (age < 3000) return ctx.jobStatus('PENDING');
+        if (age < 52_000) return ctx.jobStatus('INPROGRESS');
+        return ctx.next();
+      });
+      const run = await runHostile(server, 'read');
+      expect(run.code).toBe(0);
+      // Every line of the wait says how long the export has been generated: "(4.1 s)", "after 31.2 s".
+      const afters = logs(run)
+        .map((l) => / export \S+ (?:is \w+ \(|is still \w+ after |completed after )([\d.]+ m?s)\b/.exec(l.message))
+        .filter((m): m is RegExpExecArray => m !== null)
+        .map((m) => seconds(m[1]).value);
+      // The first poll's PENDING, the last one's completion (a minute or less: durations in seconds).
+      expect(afters[0]).toBeLessThan(1);
+      expect(afters[afters.length - 1]).toBeGreaterThanOrEqual(52);
+      const gaps = afters.slice(1).map((at, i) => at - afters[i]);
+      expect(gaps.filter((gap) => gap > 30)).toEqual([]);
     });
   });
 });

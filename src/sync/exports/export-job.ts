@@ -43,7 +43,7 @@ export async function runExportJob(
 /**
  * Waits for an export to reach a terminal status, polling with capped exponential backoff until its
  * file is ready, it fails, it vanishes or export_timeout_minutes pass. The wait is visible: every
- * status change, and a line a minute while nothing changes.
+ * status change, and a line at most every 30 s (LIMITS.poll.logEveryMs) while nothing changes.
  */
 export async function awaitExport(ctx: JobContext, handle: ExportHandle, signal: AbortSignal): Promise<JobResult> {
   const {api, runtime, logger, timeoutMs} = ctx;
@@ -71,7 +71,7 @@ export async function awaitExport(ctx: JobContext, handle: ExportHandle, signal:
       }
       last = status.status;
       lastLog = runtime.now();
-    } else if (runtime.now() - lastLog >= LIMITS.poll.logEveryMs) {
+    } else if (runtime.now() - lastLog + delay > LIMITS.poll.logEveryMs) {
       logger.info(
         `Quest ${questId}: export ${exportId} is still ${status.status} after ${formatDuration(elapsed)}; waiting up to ${formatDuration(timeoutMs)} in all`
       );
