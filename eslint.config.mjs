@@ -36,7 +36,20 @@ function layerPatterns(layer, allowed) {
   ];
 }
 
-const restrict = (files, patterns) => ({files, rules: {'no-restricted-imports': ['error', {patterns}]}});
+/**
+ * Folders whose index.ts is their one public entry: what lies behind it (the resume keys' entry
+ * layout) is theirs alone. Files inside import each other as ./name, which the pattern leaves alone.
+ */
+const ENTRY_FOLDERS = ['resume'];
+const entryPatterns = ENTRY_FOLDERS.map((name) => ({
+  regex: `(^|/)${name}/(?!index$)[^/]+$`,
+  message: `Import the ${name} folder through its index.ts only: what lies behind it is its own.`,
+}));
+
+const restrict = (files, patterns) => ({
+  files,
+  rules: {'no-restricted-imports': ['error', {patterns: [...patterns, ...entryPatterns]}]},
+});
 
 /** For each layer, the imports it may not make: higher or sibling layers, and the entry point. */
 const boundaries = LAYERS.map(([layer, allowed]) => restrict([`src/${layer}/**/*.ts`], layerPatterns(layer, allowed)));
@@ -61,7 +74,7 @@ const syncBoundaries = [
         ...(higher.length
           ? [
               {
-                regex: `^\\.\\./(${higher.join('|')})(/|$)`,
+                regex: `^(\\.\\./)+(${higher.join('|')})(/|$)`,
                 message: `src/sync/${part} may import only from ${lower.length ? lower.map((p) => `src/sync/${p}`).join(', ') + ' and ' : ''}src/sync/output-port.ts: the parts of src/sync import one way (${SYNC_PARTS.join(', then ')}).`,
               },
             ]

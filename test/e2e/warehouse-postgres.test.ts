@@ -11,7 +11,7 @@ import fs from 'fs';
 import path from 'path';
 
 import {warehouseNames} from '../../src/sync/streams/column-names';
-import {answerKeys} from '../../src/sync/streams/responses-stream';
+import {answerKeys} from '../../src/sync/streams/quests-stream';
 import {errorTraces, records, runConnector, stateFile, tempDir, writeJson} from '../helpers/connector';
 import {destinationColumns} from '../helpers/destinations';
 import {configuredCatalog, simConfig, streamOf} from '../helpers/fixtures';

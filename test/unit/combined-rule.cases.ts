@@ -9,7 +9,8 @@ import {StreamCheckpoints} from '../../src/sync/state/checkpoints';
 import {QuestSync} from '../../src/sync/windows/quest-sync';
 import {ExportSlots} from '../../src/sync/exports/export-slots';
 import {cursorOf, densityOf, emittedOf, exportSeal, recordedExportsOf} from '../../src/sync/state/stream-state';
-import {combinedState, QuestAnswers, questStatesOf} from '../../src/sync/streams/responses-stream';
+import {combinedState, questStatesOf} from '../../src/sync/streams/quests-stream';
+import {QuestAnswers} from '../../src/sync/streams/responses-stream';
 import {FakeExportApi, prng, quietLogger, recordingOutput, virtualRuntime} from '../helpers/fake-api';
 import {parsedConfig} from '../helpers/fixtures';
 

@@ -1,6 +1,6 @@
 import {randomUUID} from 'crypto';
 
-import {EmittedKeys} from '../../src/sync/windows/emitted-keys';
+import {EmittedKeys} from '../../src/sync/windows/resume';
 import {prng} from '../helpers/fake-api';
 
 /** n random hex digits, eight from each draw (a draw per digit made this file's keys cost more than the store). */

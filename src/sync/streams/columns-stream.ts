@@ -7,7 +7,7 @@ import {probeHeader} from './header-sample';
 import {StreamRef} from '../output-port';
 import {Priority} from '../exports/export-slots';
 import {objectSchema, stringProperty, questionParts, recordColumns} from './record-columns';
-import {answerKeys} from './responses-stream';
+import {answerKeys} from './quests-stream';
 import {sensitiveHeader} from './sensitive-columns';
 import {cursorOf} from '../state/stream-state';
 import {catalogStream, NamedHeader, ReadEnv, StreamDefinition, streamRef} from './stream-definition';

@@ -8,7 +8,7 @@ import {
   recordColumns,
   WINDOW_PROPERTIES,
 } from './record-columns';
-import {QuestResponseRecords, questsStream} from './responses-stream';
+import {QuestResponseRecords, questsStream} from './quests-stream';
 import {describeConfigured, Treatment} from './sensitive-columns';
 import {catalogStream} from './stream-definition';
 

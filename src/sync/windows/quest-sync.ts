@@ -64,7 +64,16 @@ export class QuestSync {
       },
       parent
     );
-    this.setbacks = new Setbacks({ctx, plan, planner: this.planner, jobs: this.jobs, checkpoints});
+    const {planner, jobs} = this;
+    this.setbacks = new Setbacks({
+      questId,
+      logger: ctx.logger,
+      stallBudgetMs: ctx.stallBudgetMs,
+      partition: (window) => planner.partition(window),
+      start: (piece, priority) => jobs.start(piece, priority),
+      replace: (head, first) => jobs.replace(head, first),
+      checkpoints,
+    });
   }
 
   /** Reads the quest; resolves to the number of records emitted, or throws what failed it. */

@@ -1,8 +1,8 @@
 import {createHash} from 'crypto';
 
-import {LIMITS} from '../../core/limits';
-import {cellText, QUOTE, RowBatch, selectRows} from '../../csv/rows';
-import {identityBytes, ListedRows} from '../state/checkpoints';
+import {LIMITS} from '../../../core/limits';
+import {cellText, QUOTE, RowBatch, selectRows} from '../../../csv/rows';
+import {identityBytes, ListedRows} from '../../state/checkpoints';
 import {EmittedKeys} from './emitted-keys';
 import {rowPrint} from './key-forms';
 

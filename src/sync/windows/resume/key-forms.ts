@@ -1,5 +1,10 @@
 import {randomFillSync} from 'crypto';
 
+/** The 32-bit words of an entry: four of the key's form (see EmittedKeys), then the row's fingerprint (two). */
+export const ENTRY_WORDS = 6;
+/** Where an entry's fingerprint lies in it. */
+export const PRINT = 4;
+
 /** How a key is stored: its entry's form (see EmittedKeys), chosen by the key's own bytes. */
 const LOWER_UUID = 0;
 const UPPER_UUID = 1;

@@ -1,7 +1,4 @@
-/** The 32-bit words of an entry: four of the key's form (see EmittedKeys), then the row's fingerprint (two). */
-export const ENTRY_WORDS = 6;
-/** Where an entry's fingerprint lies in it. */
-export const PRINT = 4;
+import {ENTRY_WORDS, PRINT} from './key-forms';
 
 /**
  * Entries of ENTRY_WORDS words, partitioned in place into buckets by the top bits of their first

@@ -1,6 +1,5 @@
-import {SpillFile} from '../../core/spill-file';
-import {Hash64, hash64, LONG, writeEntry} from './key-forms';
-import {ENTRY_WORDS, PRINT} from './key-table';
+import {SpillFile} from '../../../core/spill-file';
+import {ENTRY_WORDS, Hash64, hash64, LONG, PRINT, writeEntry} from './key-forms';
 import {ExactForm, LongForm} from './spilled-keys';
 
 /** The fingerprint of a key that stands for itself (a whole row): none. */

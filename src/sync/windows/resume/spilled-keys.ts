@@ -1,6 +1,6 @@
-import {SpillFile} from '../../core/spill-file';
-import {Hash64, scramble} from './key-forms';
-import {ENTRY_WORDS, PRINT, Table} from './key-table';
+import {SpillFile} from '../../../core/spill-file';
+import {ENTRY_WORDS, Hash64, PRINT, scramble} from './key-forms';
+import {Table} from './key-table';
 
 /** An exact entry's bytes: the key's 16, then the row's fingerprint (8). */
 const ENTRY_BYTES = ENTRY_WORDS * 4;
