@@ -9,6 +9,7 @@ import {checkExportRequest, checkPaging, checkWindow} from './validation';
 import {ExportJob, FileBody} from './exports';
 import {Framing} from './faults';
 import {startExport} from './engine';
+import {INVITATIONS_PERMISSION} from './invitations';
 
 const CSV_TYPE = 'text/csv; charset=utf-8';
 // The HTML corruptions imitate a proxy or login page (text/html) or a failing backend whose error
@@ -187,15 +188,20 @@ function stalled(ctx: Ctx): void {
 }
 
 export function listInvitations(ctx: Ctx, state: State, quest: QuestEntry, query: URLSearchParams): void {
+  const options = state.invitationList;
+  if (options.denied) {
+    ctx.problem({
+      status: 403,
+      detail: `The API login may not read invitations (it lacks the permission '${INVITATIONS_PERMISSION}'); quest '${quest.data.config.id}'`,
+    });
+    return;
+  }
   const errors: FieldErrors = {};
   const {skip, take} = checkPaging(query.get('skip'), query.get('take'), errors);
-  const window = checkWindow(
-    query.get('since') ?? undefined,
-    query.get('until') ?? undefined,
-    state.clock.now(),
-    '',
-    errors
-  );
+  const now = state.clock.now();
+  const window = checkWindow(query.get('since') ?? undefined, query.get('until') ?? undefined, now, '', errors);
   if (Object.keys(errors).length > 0) return validationProblem(ctx, errors);
-  ctx.json(200, quest.invitations.list(window.since, window.until, skip, take));
+  const items = quest.invitations.list(window, skip, take, now, options);
+  const {wrapper} = options;
+  ctx.json(200, wrapper === undefined ? items : {[wrapper]: items, totalCount: quest.invitations.total});
 }

@@ -8,7 +8,7 @@ import {Dialect} from './dialect';
 import {codecOf} from './encoding';
 import {ExportJob, ExportStore, JobView} from './exports';
 import {Faults} from './faults';
-import {Invitations} from './invitations';
+import {checkListOptions, Invitations} from './invitations';
 import {ProblemFactory} from './problem';
 import {deriveSeed, Prng} from './prng';
 import {checkSettings, ResolvedSettings} from './settings';
@@ -36,7 +36,16 @@ export function createQuests(
     if (questMap.has(q.id)) throw new Error(`quest ${q.id} is configured twice`);
     const data = new QuestData(q, seed, startMs, dialect);
     const first = data.count > 0 ? data.createdAt(0) : startMs - 86_400_000;
-    questMap.set(q.id, {data, invitations: new Invitations(seed, q.id, first, startMs - 60_000)});
+    const invitations = new Invitations(seed, {
+      questId: q.id,
+      count: q.invitations ?? 3 + (deriveSeed(seed, `invitation-count:${q.id}`) % 6),
+      burst: q.invitationBurst ?? 0,
+      firstMs: first,
+      lastMs: Math.max(first, startMs - 60_000),
+      languages: q.languages,
+      hiddenIdentity: q.hiddenIdentity ?? false,
+    });
+    questMap.set(q.id, {data, invitations});
   }
   return questMap;
 }
@@ -90,6 +99,7 @@ export function createState(
     clock,
     handlers: new Map(),
     decorators: [],
+    invitationList: checkListOptions(options.invitationList ?? {}),
   };
 }
 

@@ -17,11 +17,14 @@ import {
   groundTruth,
   questOf,
 } from './engine';
+import {checkListOptions} from './invitations';
 import {resolveQuests} from './quests';
 import {createHandler} from './server';
 import {State} from './state';
 import {ExportSettings, InsertedQuestion, Simulator, SimulatorOptions} from './types';
 export type {DialectOptions, TimeFormat} from './dialect';
+export type {InvitationItem, InvitationListOptions} from './invitations';
+export {INVITATIONS_PERMISSION} from './invitations';
 
 export {csvText} from './csv';
 export {systemClock} from './clock';
@@ -133,6 +136,17 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 
     insertQuestion(questId: string, at: number, question: InsertedQuestion) {
       questOf(state, questId).data.insertQuestion(at, question, clock.now());
+    },
+
+    addInvitations(questId: string, count: number) {
+      if (!Number.isInteger(count) || count < 0) throw new Error('count must be an integer >= 0');
+      questOf(state, questId).invitations.add(count, clock.now());
+    },
+
+    invitations: (questId: string) => questOf(state, questId).invitations.all(clock.now(), state.invitationList),
+
+    setInvitationList(options) {
+      state.invitationList = checkListOptions(options);
     },
 
     issuedTokens: () => state.tokens.issued(),

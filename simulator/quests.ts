@@ -52,6 +52,13 @@ function resolveQuest(q: QuestConfig, startMs: number): ResolvedQuest {
     throw new Error(`quest ${q.id}: repeatedIds must lie in [0, 1]`);
   if (repeated && q.corruption === 'cut-last-cell')
     throw new Error(`quest ${q.id}: repeatedIds and cut-last-cell do not go together (the cut is one offset)`);
+  for (const name of ['invitations', 'invitationBurst'] as const) {
+    const n = q[name];
+    if (n !== undefined && !(Number.isInteger(n) && n >= 0))
+      throw new Error(`quest ${q.id}: ${name} must be an integer >= 0`);
+  }
+  if ((q.invitationBurst ?? 0) > (q.invitations ?? Infinity))
+    throw new Error(`quest ${q.id}: invitationBurst must not exceed invitations`);
   const perThousand = q.exportMsPerThousandRows;
   if (perThousand !== undefined && !(perThousand >= 0))
     throw new Error(`quest ${q.id}: exportMsPerThousandRows must be >= 0`);

@@ -5,7 +5,7 @@ import {Dialect} from './dialect';
 import {QuestData} from './data';
 import {ExportStore} from './exports';
 import {Faults} from './faults';
-import {Invitations} from './invitations';
+import {InvitationListOptions, Invitations} from './invitations';
 import {ProblemFactory} from './problem';
 import {HeaderDecorator, RequestRecord, Route, RouteHandler, SimulatorClock, SimulatorStats} from './types';
 
@@ -34,4 +34,6 @@ export interface State {
   /** On-demand answers by route (Simulator.on), and header decorators (Simulator.decorate). */
   handlers: Map<Route, RouteHandler>;
   decorators: HeaderDecorator[];
+  /** How the invitations list answers (Simulator.setInvitationList replaces it). */
+  invitationList: InvitationListOptions;
 }

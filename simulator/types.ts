@@ -4,6 +4,7 @@
 import type {IncomingMessage, ServerResponse} from 'http';
 
 import type {DialectOptions} from './dialect';
+import type {InvitationItem, InvitationListOptions} from './invitations';
 
 export type ExportSettings = {
   exportType?: string;
@@ -76,6 +77,12 @@ export interface QuestConfig {
    * columns, titles and questionTitles.
    */
   table?: QuestTable;
+  /** Invitations at start (default: a seeded 3 to 8), spread over the same span as the responses. */
+  invitations?: number;
+  /** The first this many invitations share one addedAt: a bulk import in one millisecond. */
+  invitationBurst?: number;
+  /** The quest hides respondents' identities: invitations' `replied` is null. */
+  hiddenIdentity?: boolean;
 }
 
 /** A question inserted into a running quest (Simulator.insertQuestion). */
@@ -158,6 +165,8 @@ export interface SimulatorOptions {
   files?: 'disk' | 'memory';
   /** Where the service may differ from the spec's reading (dialect.ts); the defaults follow the spec. */
   dialect?: DialectOptions;
+  /** How the invitations list answers where the vendor's docs leave it open (invitations.ts). */
+  invitationList?: InvitationListOptions;
 }
 
 /** The endpoints of the API; `other` is every request that matches none of them. */
@@ -234,6 +243,12 @@ export interface Simulator {
    * created from now on answer it, earlier ones have an empty cell, and every other cell stays.
    */
   insertQuestion(questId: string, at: number, question: InsertedQuestion): void;
+  /** Adds `count` invitations to the quest at the clock's now (1 ms apart). */
+  addInvitations(questId: string, count: number): void;
+  /** Every invitation of the quest visible now, in addedAt order, with its current statuses. */
+  invitations(questId: string): InvitationItem[];
+  /** Replaces the invitations list's switches at run time. */
+  setInvitationList(options: InvitationListOptions): void;
   issuedTokens(): string[];
   /** Every request so far, or those of one route. */
   requests(route?: Route): RequestRecord[];

@@ -7,7 +7,15 @@ import * as os from 'os';
 import * as path from 'path';
 import {gunzipSync} from 'zlib';
 import {parse} from 'csv-parse/sync';
-import {createEngine, ExportSettings, FileEncoding, QuestConfig, Simulator, startSimulator} from '../simulator';
+import {
+  createEngine,
+  ExportSettings,
+  FileEncoding,
+  INVITATIONS_PERMISSION,
+  QuestConfig,
+  Simulator,
+  startSimulator,
+} from '../simulator';
 import {DEFAULT_PORT, parseArgs, runCli} from '../simulator/cli-app';
 import {cellEncoder} from '../simulator/csv';
 
@@ -263,19 +271,154 @@ describe('simulator', () => {
       expect(Object.keys(expectProblem(order, 400).errors as object)).toEqual(['filter.since']);
       expect((await api.post(path, {settings: {language: 'no'}, filter: {}})).status).toBe(202);
     });
+  });
 
-    it('invitations page with skip/take and validate them', async () => {
-      const base = `/v1/quests/${quest}/invitations`;
-      expect(json<unknown[]>(await api.get(`${base}?skip=0&take=0`))).toEqual([]);
-      const all = json<{id: string; email: string; createdAt: string}[]>(await api.get(`${base}?take=1000`));
-      expect(all.length).toBeGreaterThanOrEqual(3);
-      expect(json<unknown[]>(await api.get(`${base}?skip=1&take=2`))).toEqual(all.slice(1, 3));
-      expect(json<unknown[]>(await api.get(`${base}?skip=${all.length + 5}&take=10`))).toEqual([]);
-      expect(json<unknown[]>(await api.get(`${base}?since=${all[0].createdAt}`))).toEqual(all.slice(1));
-      expect(Object.keys(expectProblem(await api.get(`${base}?skip=-1`), 400).errors as object)).toEqual(['skip']);
-      expect(Object.keys(expectProblem(await api.get(`${base}?take=1001`), 400).errors as object)).toEqual(['take']);
-      expectProblem(await api.get(`${base}?take=-1`), 400);
+  describe('invitations', () => {
+    type Item = Record<string, unknown> & {invitationId: string; addedAt: string};
+    const INV_QUEST = '33333333-3333-4333-8333-333333333333';
+    const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+    const page = async (c: Client, query: string): Promise<Item[]> => {
+      const r = await c.get(`/v1/quests/${INV_QUEST}/invitations?${query}`);
+      expect(r.status).toBe(200);
+      return json<Item[]>(r);
+    };
+    const withInvitations = async (
+      quest: Partial<QuestConfig>,
+      run: (s: Simulator, c: Client) => Promise<void>,
+      options: Parameters<typeof startSimulator>[0] = {}
+    ): Promise<void> => {
+      const s = await startSimulator({...options, quests: [{id: INV_QUEST, rows: 5, ...quest}]});
+      try {
+        await run(s, new Client(s, await getToken(s)));
+      } finally {
+        await s.close();
+      }
+    };
+
+    it('serve the documented model, paged by skip/take, since exclusive and until inclusive', () =>
+      withInvitations({invitations: 2500, hiddenIdentity: false}, async (s, c) => {
+        expect(await page(c, 'skip=0&take=0')).toEqual([]);
+        const all = [...(await page(c, 'take=1000')), ...(await page(c, 'skip=1000&take=1000'))];
+        all.push(...(await page(c, 'skip=2000&take=1000')));
+        expect(all).toHaveLength(2500);
+        expect(all).toEqual(s.invitations(INV_QUEST));
+        expect(await page(c, 'skip=3000&take=1000')).toEqual([]);
+        expect(await page(c, 'take=3')).toEqual(all.slice(0, 3)); // the same seeded answer again
+        expect(await page(c, '')).toHaveLength(100); // take defaults to 100
+        const required = ['invitationId', 'questId', 'addedAt', 'distributionEnabled', 'languageCode', 'optedOut'];
+        required.push('origin', 'replied', 'sent');
+        expect(all.filter((i) => required.some((k) => !(k in i)))).toEqual([]);
+        expect(all.filter((i) => i.questId !== INV_QUEST || !ISO_MS.test(i.addedAt))).toEqual([]);
+        expect(all.filter((i) => (i.sent === true) !== (typeof i.sentAt === 'string'))).toEqual([]);
+        expect(new Set(all.map((i) => i.invitationId)).size).toBe(2500);
+        const channels = new Set(all.map((i) => i.distributionChannel));
+        for (const ch of ['EMAIL', 'SMS', 'LINK', undefined]) expect(channels).toContain(ch);
+        expect(new Set(all.map((i) => i.replied))).toEqual(new Set([true, false]));
+        expect(all.some((i) => i.respondentIdent === undefined)).toBe(true);
+        const mid = all[1200].addedAt;
+        const after = await page(c, `since=${mid}&take=1000`);
+        expect(after[0]).toEqual(all.find((i) => i.addedAt > mid));
+        const upTo = await page(c, `until=${mid}&take=1000&skip=1000`);
+        expect(upTo[upTo.length - 1].addedAt).toBe(mid);
+      }));
+
+    it('refuse negative, oversized, malformed and future parameters with validation problems', () =>
+      withInvitations({}, async (s, c) => {
+        const base = `/v1/quests/${INV_QUEST}/invitations`;
+        const keys = async (q: string): Promise<string[]> =>
+          Object.keys(expectProblem(await c.get(`${base}?${q}`), 400).errors as object);
+        expect(await keys('skip=-1')).toEqual(['skip']);
+        expect(await keys('take=-1')).toEqual(['take']);
+        expect(await keys('take=1001')).toEqual(['take']);
+        expect(await keys('since=yesterday')).toEqual(['since']);
+        const future = new Date(s.clock.now() + 60_000).toISOString();
+        expect(await keys(`until=${future}`)).toEqual(['until']);
+        expect(await keys(`since=${future}`)).toEqual(['since']);
+      }));
+
+    it('switches: a wrapper object, a cap below take, no useful order, newest first', async () => {
+      await withInvitations(
+        {invitations: 30},
+        async (s, c) => {
+          const body = json<{items: Item[]; totalCount: number}>(
+            await c.get(`/v1/quests/${INV_QUEST}/invitations?take=1000`)
+          );
+          expect(body.totalCount).toBe(30);
+          expect(body.items.slice(0, 7)).toHaveLength(7); // capped at 7 per page
+          expect(body.items).toHaveLength(7);
+          const rest = json<{items: Item[]}>(await c.get(`/v1/quests/${INV_QUEST}/invitations?take=1000&skip=7`));
+          expect(rest.items).toEqual(s.invitations(INV_QUEST).slice(7, 14));
+        },
+        {invitationList: {wrapper: 'items', maxTake: 7}}
+      );
+      await withInvitations(
+        {invitations: 50},
+        async (s, c) => {
+          const truth = s.invitations(INV_QUEST);
+          const shuffled = [...(await page(c, 'take=20')), ...(await page(c, 'skip=20&take=1000'))];
+          expect(shuffled.map((i) => i.invitationId).sort()).toEqual(truth.map((i) => i.invitationId).sort());
+          expect(shuffled).not.toEqual(truth);
+          expect(shuffled.slice(0, 20)).toEqual(await page(c, 'take=20')); // stable between requests
+          s.setInvitationList({order: 'newest-first'});
+          expect(await page(c, 'take=1000')).toEqual([...truth].reverse());
+        },
+        {invitationList: {order: 'shuffled'}}
+      );
     });
+
+    it('switches: many invitations with one addedAt, added ones (queued), statuses that change, extra fields', async () => {
+      await withInvitations({invitations: 1500, invitationBurst: 1200}, async (s, c) => {
+        const first = await page(c, 'take=1000');
+        expect(new Set(first.map((i) => i.addedAt)).size).toBe(1);
+        expect(s.invitations(INV_QUEST).filter((i) => i.addedAt === first[0].addedAt)).toHaveLength(1200);
+      });
+      await withInvitations(
+        {invitations: 10},
+        async (s, c) => {
+          s.addInvitations(INV_QUEST, 3);
+          expect(await page(c, 'take=1000')).toHaveLength(10); // queued
+          await new Promise((res) => setTimeout(res, 80));
+          const now = await page(c, 'take=1000');
+          expect(now).toHaveLength(13);
+          expect(now[12]).toMatchObject({sent: false, reminderCount: 0, tags: {batch: expect.any(String)}});
+        },
+        {invitationList: {queueMs: 50, extraFields: true}}
+      );
+      // Statuses follow the clock: replies and sends come days after an invitation is added.
+      let now = Date.now();
+      const clock = {now: () => now, sleep: (ms: number) => new Promise<void>((res) => setTimeout(res, ms))};
+      await withInvitations(
+        {invitations: 400},
+        async (s, first) => {
+          let c = first;
+          const before = await page(c, 'take=1000');
+          now += 20 * 86_400_000;
+          c = new Client(s, await getToken(s)); // the first token has expired
+          const later = await page(c, 'take=1000');
+          expect(later.map((i) => i.invitationId)).toEqual(before.map((i) => i.invitationId));
+          const changed = later.filter((i, n) => i.replied !== before[n].replied || i.sent !== before[n].sent);
+          expect(changed.length).toBeGreaterThan(0);
+          expect(later.filter((i) => i.replied).length).toBeGreaterThan(before.filter((i) => i.replied).length);
+          s.setInvitationList({filterOn: 'changed', order: 'changed'});
+          const since = new Date(now - 10 * 86_400_000).toISOString();
+          const recent = await page(c, `since=${since}&take=1000`);
+          expect(recent.length).toBeGreaterThan(0);
+          expect(recent.every((i) => i.addedAt <= since)).toBe(true); // changed lately, added a month ago
+        },
+        {clock}
+      );
+    });
+
+    it('a login without invitation permission gets 403 naming it, and still creates exports', () =>
+      withInvitations(
+        {},
+        async (_, c) => {
+          const body = expectProblem(await c.get(`/v1/quests/${INV_QUEST}/invitations?take=0`), 403);
+          expect(body.detail).toContain(INVITATIONS_PERMISSION);
+          expect((await c.post(`/v1/quests/${INV_QUEST}/exports`, {settings: {}, filter: {}})).status).toBe(202);
+        },
+        {invitationList: {denied: true}}
+      ));
   });
 
   describe('export workflow', () => {
