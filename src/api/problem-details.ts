@@ -1,3 +1,5 @@
+import {keyedByText} from '../core/outside-text';
+
 /** RFC 7807 problem details as the Export API returns them (or a variation of it). */
 export interface ProblemDetails {
   type?: string;
@@ -45,7 +47,7 @@ export function parseProblemDetails(body: unknown): ProblemDetails | undefined {
     error_description: nonBlank(raw.error_description),
   };
   if (raw.errors && typeof raw.errors === 'object' && !Array.isArray(raw.errors)) {
-    const errors: Record<string, string[]> = {};
+    const errors = keyedByText<string[]>();
     for (const [field, messages] of Object.entries(raw.errors as Record<string, unknown>)) {
       const list = Array.isArray(messages) ? messages : [messages];
       errors[field] = list.map((m) => String(m));

@@ -166,7 +166,7 @@ export function parseConfig(input: unknown, nowMs: number): ParsedConfig {
 function parseValidated(input: unknown, nowMs: number): ParsedConfig {
   if (!input || typeof input !== 'object' || Array.isArray(input)) fail('the config must be a JSON object.');
   const raw = input as Record<string, unknown>;
-  const unknownKeys = Object.keys(raw).filter((k) => !(k in SPEC.properties));
+  const unknownKeys = Object.keys(raw).filter((k) => !Object.hasOwn(SPEC.properties, k));
   const warnings = unknownKeys.map((key) => {
     const guess = closestOption(key);
     return `Unknown option '${key}' is ignored${guess ? `: did you mean '${guess}'?` : '.'}`;

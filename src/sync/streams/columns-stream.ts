@@ -2,6 +2,7 @@ import {createHash} from 'crypto';
 
 import {mapLimited} from '../../core/concurrency';
 import {QuestbackConfig} from '../../core/config';
+import {keyedByText} from '../../core/outside-text';
 import {formatUtcTimestamp, parseUtcTimestamp} from '../../core/time';
 import {probeHeader} from './header-sample';
 import {StreamRef} from '../output-port';
@@ -69,7 +70,7 @@ export function columnsCatalogStream() {
 
 /** What the stream's state remembers of a column between syncs: when it was first seen, and a digest of its header. */
 type Seen = [firstSeen: string, digest: string];
-/** quest id -> column -> what was seen. */
+/** quest id -> column -> what was seen; keyed by outside text (the state's keys, header texts): keyedByText. */
 type SeenColumns = Record<string, Record<string, Seen>>;
 
 function digest(text: string): string {
@@ -78,14 +79,14 @@ function digest(text: string): string {
 
 function seenOf(state: unknown): SeenColumns {
   const raw = (state as {columns?: unknown} | undefined)?.columns;
-  const out: SeenColumns = {};
+  const out: SeenColumns = keyedByText();
   if (!raw || typeof raw !== 'object') return out;
   for (const [quest, columns] of Object.entries(raw as Record<string, unknown>)) {
     if (!columns || typeof columns !== 'object') continue;
     for (const [column, seen] of Object.entries(columns as Record<string, unknown>)) {
       const [at, hash] = Array.isArray(seen) ? seen : [];
       if (typeof at === 'string' && parseUtcTimestamp(at) !== undefined && typeof hash === 'string') {
-        (out[quest] ??= {})[column] = [at, hash];
+        (out[quest] ??= keyedByText())[column] = [at, hash];
       }
     }
   }
@@ -112,7 +113,7 @@ export function columnRecords(
 ): ColumnRecord[] {
   const parts = questionParts(header);
   const {treatments} = sensitiveHeader(header, config, questId);
-  const known = (seen[questId] ??= {});
+  const known = (seen[questId] ??= keyedByText());
   return header.map((text, i) => {
     // A column whose header text changed under the same name (survey naming) is a new column.
     const before = known[names[i]];
@@ -150,7 +151,7 @@ export const columnsStream: StreamDefinition = {
     if (ref.name !== COLUMNS_STREAM) return undefined;
     const {config, runtime, logger} = ctx;
     const incremental = configured.sync_mode === 'incremental';
-    const seen = incremental ? seenOf(state) : {};
+    const seen = incremental ? seenOf(state) : keyedByText<Record<string, Seen>>();
     const cursor = incremental ? cursorOf(state, `Stream ${ref.name}`) : undefined;
     return {
       ref,

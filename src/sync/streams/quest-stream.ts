@@ -3,6 +3,7 @@ import {AirbyteLogger} from 'faros-airbyte-cdk/lib/logger';
 import {mapLimited} from '../../core/concurrency';
 import {QuestbackConfig} from '../../core/config';
 import {connectorError} from '../../core/errors';
+import {keyedByText} from '../../core/outside-text';
 import {formatUtcTimestamp, TimeWindow} from '../../core/time';
 import {RecordField, RecordShape, StreamRef} from '../output-port';
 import {StateCodec, StreamCheckpoints} from '../state/checkpoints';
@@ -47,7 +48,8 @@ export function questIdFromStreamName(name: string): string | undefined {
  * the warehouse: discover must see every column, and a schema refresh picks up new ones.
  */
 export function questSchema(columns: readonly Column[], treatments: readonly Treatment[] = []): JsonSchema {
-  const properties: JsonSchema['properties'] = {};
+  // Keyed by column names, which survey naming takes from header texts as they are ("__proto__" too).
+  const properties: JsonSchema['properties'] = keyedByText();
   columns.forEach((column, i) => {
     if (treatments[i] === 'drop') return;
     properties[column.name] = {
