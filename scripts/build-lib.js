@@ -59,14 +59,26 @@ function swapIn(next) {
   for (const old of olds) fs.rmSync(old, {recursive: true, force: true});
 }
 
+/** The compiler (the package exports no bin/tsc: found beside its package.json), or one line saying to install it. */
+function compiler() {
+  try {
+    return path.join(path.dirname(require.resolve('typescript-native/package.json', {paths: [root]})), 'bin', 'tsc');
+  } catch (err) {
+    if (err.code !== 'MODULE_NOT_FOUND') throw err;
+    process.stderr.write(
+      `build-lib: the TypeScript compiler (typescript-native) is not installed: run \`npm ci\` in ${root} first, then \`npm run build\`.\n`
+    );
+    process.exit(1);
+  }
+}
+
 function main() {
   const withTests = process.argv.includes('--tests');
+  const tsc = compiler();
   removeLeftovers();
   const next = path.join(root, `lib.build-${process.pid}`);
   fs.rmSync(next, {recursive: true, force: true});
   fs.mkdirSync(next);
-  // The package exports no bin/tsc: found beside its package.json.
-  const tsc = path.join(path.dirname(require.resolve('typescript-native/package.json', {paths: [root]})), 'bin', 'tsc');
   const project = withTests ? ['-p', 'tsconfig.test.json', '--noEmit', 'false'] : ['-p', 'tsconfig.json'];
   const result = spawnSync(process.execPath, [tsc, ...project, '--outDir', next], {stdio: 'inherit'});
   if (result.status !== 0) {

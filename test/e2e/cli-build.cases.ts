@@ -192,6 +192,20 @@ fs.writeFileSync(path.join(out, 'test', 'a.test.js'), '');
     expect((await main(dir)).stdout).toBe('tested build\n');
   });
 
+  test('before npm ci (no compiler installed): one line saying to run npm ci first, non-zero, lib/ untouched', async () => {
+    const dir = project({'lib/src/index.js': stubBuild('old build')});
+    const ran = await build(dir);
+    expect(ran.code).toBe(1);
+    expect(ran.stdout).toBe('');
+    expect(ran.stderr).toMatch(/^build-lib: [^\n]*\n$/);
+    expect(ran.stderr).toMatch(
+      /the TypeScript compiler \(typescript-native\) is not installed: run `npm ci` in .* first/
+    );
+    expect(ran.stderr).not.toMatch(/\bat .*:\d+:\d+|Require stack|node:internal/);
+    expect(fs.readdirSync(dir).filter((name) => name.startsWith('lib'))).toEqual(['lib']);
+    expect((await main(dir)).stdout).toBe('old build\n');
+  });
+
   test('leftovers of a killed build are cleared, so bin/main does not wait for it', async () => {
     const dir = projectWithCompiler({'lib.build-2147483646/src/index.js': '', 'lib.old-2147483646-1/x': ''});
     fs.writeFileSync(path.join(dir, 'go'), '');
