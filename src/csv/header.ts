@@ -35,3 +35,18 @@ export function isResponseIdHeader(text: string): boolean {
 export function isCreatedHeader(text: string): boolean {
   return /^created$/i.test(text.trim());
 }
+
+/** The columns every header holds, by the names the connector reads them by: each row's identity and its time. */
+export type HeaderColumn = 'Response ID' | 'Created';
+
+/**
+ * The columns a file's first line lacks to be a header (empty: it is one). A header must hold the
+ * Response ID and the Created column: a file without its header row would otherwise make its first
+ * respondent's answers column names, so a line is taken as a header only once it holds both.
+ */
+export function missingHeaderColumns(cells: readonly string[]): HeaderColumn[] {
+  return [
+    ...(cells.some(isResponseIdHeader) ? [] : ['Response ID' as const]),
+    ...(cells.some(isCreatedHeader) ? [] : ['Created' as const]),
+  ];
+}

@@ -11,6 +11,7 @@ import {DAY_MS, describeWindow, formatDuration, sinceForStartDate, TimeWindow} f
 import {readCsv} from '../../csv/reader';
 import {rowStrings} from '../../csv/rows';
 import {awaitExport, createExport, JobContext} from '../exports/export-job';
+import {assertHeader} from '../windows/file-reader';
 import {describeSetback} from '../exports/export-policy';
 import {plural} from '../../core/quantities';
 
@@ -115,6 +116,11 @@ async function sampleExport(ctx: ProbeContext, questId: string, window: TimeWind
         {separator: SEPARATORS[config.field_separator], acceptStrayQuotes: true},
         {
           header: (cells) => {
+            assertHeader(cells, {
+              questId,
+              exportId: result.exportId,
+              where: `window ${describeWindow(window)}, sampled for its columns`,
+            });
             sample.header = cells;
             return false;
           },

@@ -93,8 +93,6 @@ export const perQuestState: StateCodec = (quests) => {
 /** What the configured schema of a quest stream says: its fields (the connector's left out), their header texts, its key. */
 export interface ConfiguredColumns {
   names: ReadonlySet<string>;
-  /** Header texts the configured schema knows (property titles, else names). */
-  titles: ReadonlySet<string>;
   /** The configured primary key's field, if any: an export without it would give records without their key. */
   primaryKey?: string;
   /** Fields the configured schema types as date-time: their values are written as RFC 3339. */
@@ -114,7 +112,6 @@ function configuredColumns(configured: ConfiguredStream): ConfiguredColumns {
   for (const [t, n] of pinned) if (!n) pinned.delete(t);
   return {
     names: new Set(names),
-    titles: new Set(titles),
     times: new Set(times),
     ...(primaryKey !== undefined ? {primaryKey} : {}),
     pinned,
@@ -127,7 +124,6 @@ function configuredColumns(configured: ConfiguredStream): ConfiguredColumns {
  * warning, once per column), and each row becomes a field per column plus the connector's fields.
  */
 export class QuestColumns implements QuestRecords {
-  readonly knownTitles: ReadonlySet<string>;
   /** The columns of the header read last (dropped sensitive columns left out), and the names of every column seen since the sync began. */
   private columns: (Column & {index: number; hash: boolean})[] | undefined;
   private readonly seenNames = new Set<string>();
@@ -142,7 +138,6 @@ export class QuestColumns implements QuestRecords {
     private readonly config: QuestbackConfig,
     private readonly logger: AirbyteLogger
   ) {
-    this.knownTitles = configured.titles;
     this.sensitivity = new QuestSensitivity(config, questId, logger);
   }
 

@@ -72,30 +72,11 @@ export function questStatesOf(streamState: unknown, stream: string): Record<stri
 }
 
 /**
- * The index of the Response ID column, the key of a stream of all quests; an export without it fails
- * before any record: a record without its key would be merged or dropped.
- */
-export function responseIdIndex(header: readonly string[], stream: StreamRef, questId: string): number {
-  const idIndex = header.findIndex(isResponseIdHeader);
-  if (idIndex < 0) {
-    throw connectorError(
-      'config_error',
-      `Stream ${stream.name}: the export of quest ${questId} has no Response ID column, the key of the ${stream.name} stream, so its records would reach the warehouse without their key. Nothing of this window was emitted. Tell Questback support (quest ${questId}) that the export has no response id column, or remove the quest from quest_ids.`,
-      {questId, stream: stream.name, column: 'Response ID'}
-    );
-  }
-  return idIndex;
-}
-
-/**
  * A quest's rows as records of a stream of every quest (`responses`, `answers`): each record has the
- * quest id, the response id (an export without that column fails, before any record: a record
- * without its key would be merged or dropped) and the creation time, then the answers in the form
+ * quest id, the response id and the creation time, then the answers in the form
  * of the layout (`cells`, `answerField`).
  */
 export abstract class QuestResponseRecords<Cell> implements QuestRecords {
-  /** Any first line is taken as the header: the schema names no columns to recognise it by. */
-  readonly knownTitles: ReadonlySet<string> = new Set();
   private answers: {cells: Cell[]; idIndex: number; createdIndex: number} | undefined;
   private readonly sensitivity: QuestSensitivity;
 
@@ -118,7 +99,8 @@ export abstract class QuestResponseRecords<Cell> implements QuestRecords {
   protected abstract answerField(cells: Cell[]): RecordField;
 
   header(header: string[]): number {
-    const idIndex = responseIdIndex(header, this.stream, this.questId);
+    // Every header has a Response ID column (file-reader.ts assertHeader): the key of a stream of all quests.
+    const idIndex = header.findIndex(isResponseIdHeader);
     const createdIndex = header.findIndex(isCreatedHeader);
     const cells = this.cells(header, this.sensitivity.treatments(header), idIndex, createdIndex);
     this.answers = {cells, idIndex, createdIndex};

@@ -7,7 +7,7 @@ import {CsvFormatError} from '../../csv/csv-error';
 import {CsvEncodingError, CsvReadOptions, readCsv} from '../../csv/reader';
 import {RowBatch} from '../../csv/rows';
 import {TimeWindow} from '../../core/time';
-import {isCreatedHeader} from '../../csv/header';
+import {isCreatedHeader, missingHeaderColumns} from '../../csv/header';
 import {EmittedRows} from '../state/checkpoints';
 import {CreatedTally, emptyTally, rowsInWindow} from './created-filter';
 import {DownloadProgress} from './download-progress';
@@ -64,21 +64,16 @@ export type ReadOutcome =
   | {kind: 'cut-off'; reason: string; stalledMs: number}
   | {kind: 'gone'; httpStatus: number};
 
-export interface FileRef {
-  questId: string;
-  exportId: string;
+export interface FileRef extends FileOrigin {
   url: string;
-  /** The window the export asked for, and as said in messages. */
+  /** The window the export asked for. */
   window: TimeWindow;
-  where: string;
 }
 
 export interface FileContext {
   api: ExportApi;
   logger: AirbyteLogger;
   csv: CsvReadOptions;
-  /** Header texts the configured catalog knows: a first line sharing none of them is data, not a header. */
-  knownTitles: ReadonlySet<string>;
   signal: AbortSignal;
   now(): number;
   /** Rows of the quest an earlier read emitted past its cursor: skipped wherever they are met. */
@@ -122,8 +117,8 @@ export async function readExportFile(
       {...ctx.csv, maxInvalidSequences: MAX_INVALID_SEQUENCES, withholdUnterminatedRow: download.framing === 'close'},
       {
         header: (cells) => {
+          assertHeader(cells, file);
           if (files.header === undefined) {
-            checkHeader(ctx, file, cells);
             files.header = cells;
             const keyIndex = sink.begin(cells);
             files.resume = new IdentityResume(
@@ -210,14 +205,37 @@ export async function readExportFile(
   return {kind: 'complete', emitted, rows: position, bytes: download.receivedBytes, skipped};
 }
 
-/** A first line that shares no name with the known columns is data, not a header. */
-function checkHeader(ctx: FileContext, file: FileRef, header: readonly string[]): void {
-  if (!ctx.knownTitles.size || header.some((name) => ctx.knownTitles.has(name))) return;
-  const example = ctx.knownTitles.values().next().value;
+/** Where a file's first line came from, for the error that says it is not a header. */
+export interface FileOrigin {
+  questId: string;
+  exportId: string;
+  /** The window, as said in messages. */
+  where: string;
+}
+
+/**
+ * Fails a file whose first line is not a header (csv/header.ts) before any text of it is used: it
+ * may be a respondent's answers, so no text of it becomes a name, a log line, a trace or a state
+ * entry, and the error quotes none of it. Neither column: the file has no header row, which the next
+ * sync may not meet again; one of them: the export lacks a column every layout needs.
+ */
+export function assertHeader(cells: readonly string[], {questId, exportId, where}: FileOrigin): void {
+  const missing = missingHeaderColumns(cells);
+  if (!missing.length) return;
+  const context = {questId, exportId, window: where};
+  if (missing.length > 1) {
+    throw connectorError(
+      'transient_error',
+      `Quest ${questId}: the export of ${where} has no header row: its first line has neither a Response ID nor a Created column, so it is taken as a respondent's answers, which are not quoted here. Nothing of the file was used; the next sync tries again. If it persists, report the quest id and export ${exportId} to Questback support.`,
+      context
+    );
+  }
+  const [column] = missing;
+  const role = column === 'Created' ? "each row's creation time" : "each row's identity and key";
   throw connectorError(
-    'transient_error',
-    `Quest ${file.questId}: the export of ${file.where} has no header row (its first line shares no column name with the ${ctx.knownTitles.size} known columns, e.g. ${JSON.stringify(example)}). Nothing of it was emitted.`,
-    {questId: file.questId, exportId: file.exportId}
+    'config_error',
+    `Quest ${questId}: the first line of the export of ${where} has no ${column} column (${role}), which every header holds, so it is not taken as a header; its texts are not quoted here, as they may be a respondent's answers. Nothing of the file was used. Tell Questback support (quest ${questId}, export ${exportId}) that the export has no ${column} column, or remove the quest from quest_ids.`,
+    {...context, column}
   );
 }
 

@@ -34,10 +34,8 @@ export interface QuestSyncContext {
  * without knowing the stream's layout.
  */
 export interface QuestRecords {
-  /** Header texts the configured schema knows: a first line sharing none of them is data, not a header. */
-  readonly knownTitles: ReadonlySet<string>;
   /**
-   * The header of a window's files, before any of its rows: throws if the stream cannot take them.
+   * The header of a window's files (a line known to be one: file-reader.ts assertHeader), before any of its rows: throws if the stream cannot take them.
    * Returns the index of the rows' identity for resume (-1: the whole row).
    */
   header(header: string[]): number;

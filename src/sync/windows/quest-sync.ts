@@ -174,7 +174,6 @@ export class QuestSync {
         api: this.ctx.api,
         logger: this.ctx.logger,
         csv: this.ctx.csv,
-        knownTitles: records.knownTitles,
         settings: this.ctx.fingerprint,
         signal: this.jobs.signal,
         now: () => this.ctx.runtime.now(),
