@@ -45,6 +45,11 @@ export async function createExport(ctx: Ctx, state: State, quest: QuestEntry): P
     validationProblem(ctx, {$: [`The JSON value could not be parsed: ${(err as Error).message}`]});
     return;
   }
+  const refused = state.faults.refusedCreate;
+  if (refused !== undefined) {
+    ctx.problem({status: refused, detail: `Exports of quest '${quest.data.config.id}' cannot be created`});
+    return;
+  }
   const now = state.clock.now();
   const checked = checkExportRequest(body, quest.data.config.languages, now);
   if ('errors' in checked) {

@@ -45,6 +45,10 @@ export class TokenService {
     this.kid = rng.int(2 ** 31).toString() + rng.int(2 ** 31).toString();
   }
 
+  get clientId(): string {
+    return this.config.clientId;
+  }
+
   get scope(): string {
     return `urn:zitadel:iam:org:project:id:${this.config.projectId}:aud`;
   }

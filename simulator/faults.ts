@@ -3,7 +3,7 @@
 
 import {Prng} from './prng';
 import {RateLimiter} from './rate-limit';
-import {ExportOutcome, FaultOptions} from './types';
+import {EchoEncoding, ExportOutcome, FaultOptions} from './types';
 
 export type ServerFault = {kind: 'problem'} | {kind: 'gateway'; status: 502 | 503};
 export type Framing = NonNullable<FaultOptions['framing']>;
@@ -20,6 +20,18 @@ const RATES = [
   'vanishRate',
 ] as const;
 const FRAMINGS: readonly Framing[] = ['length', 'chunked', 'close'];
+/** Each way an echoed credential is written (echoCredentials' encoding). */
+export const ECHO_ENCODINGS: Readonly<Record<EchoEncoding, (value: string, clientId: string) => string>> = {
+  raw: (v) => v,
+  json: (v) => JSON.stringify(v).slice(1, -1),
+  url: (v) => encodeURIComponent(v),
+  'url-lower': (v) => encodeURIComponent(v).replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase()),
+  form: (v) => new URLSearchParams({v}).toString().slice(2),
+  base64: (v) => Buffer.from(v, 'utf8').toString('base64'),
+  base64url: (v) => Buffer.from(v, 'utf8').toString('base64url'),
+  basic: (v, clientId) => Buffer.from(`${clientId}:${v}`, 'utf8').toString('base64'),
+};
+const ECHO_FILLER = 'The request could not be processed as it was sent. ';
 
 export const SERVER_ERROR_DETAIL = 'Object reference not set to an instance of an object.';
 
@@ -53,6 +65,17 @@ export class Faults {
       throw new Error('downloadBytesPerSecond must be a whole number >= 1');
     const latency = options.latencyMs;
     if (latency !== undefined && !(Number.isFinite(latency) && latency >= 0)) throw new Error('latencyMs must be >= 0');
+    const refuse = options.refuseCreates;
+    if (refuse !== undefined && !(Number.isInteger(refuse) && refuse >= 400 && refuse <= 599))
+      throw new Error('refuseCreates must be an HTTP status from 400 to 599');
+    const echo = options.echoCredentials;
+    if (echo !== undefined) {
+      if (echo.what !== 'client-secret' && echo.what !== 'token')
+        throw new Error("echoCredentials.what must be 'client-secret' or 'token'");
+      if (!(Number.isInteger(echo.at) && echo.at >= 0)) throw new Error('echoCredentials.at must be an integer >= 0');
+      if (echo.encoding !== undefined && !(echo.encoding in ECHO_ENCODINGS))
+        throw new Error(`echoCredentials.encoding must be one of ${Object.keys(ECHO_ENCODINGS).join(', ')}`);
+    }
     this.limiter = options.rateLimit ? new RateLimiter(options.rateLimit) : undefined;
     this.options = {...options};
   }
@@ -85,6 +108,22 @@ export class Faults {
     this.options.badStatusAnswers = left - 1;
     this.unreadableGiven++;
     return this.unreadableGiven % 2 === 1 ? '' : '{"exportId": "';
+  }
+
+  /** The status every export create is refused with, if any (refuseCreates). */
+  get refusedCreate(): number | undefined {
+    return this.options.refuseCreates;
+  }
+
+  /**
+   * The detail of an error that quotes `credential` (echoCredentials), when the switch echoes that
+   * kind: `at` characters of other text, the credential in its encoding, a few words after it.
+   */
+  echo(what: 'client-secret' | 'token', credential: string, clientId: string): string | undefined {
+    const echo = this.options.echoCredentials;
+    if (echo?.what !== what) return undefined;
+    const filler = ECHO_FILLER.repeat(Math.ceil(echo.at / ECHO_FILLER.length)).slice(0, echo.at);
+    return `${filler}${ECHO_ENCODINGS[echo.encoding ?? 'raw'](credential, clientId)} was not accepted.`;
   }
 
   get oneExportPerQuest(): boolean {

@@ -28,6 +28,7 @@ export {INVITATIONS_PERMISSION} from './invitations';
 
 export {csvText} from './csv';
 export {systemClock} from './clock';
+export {ECHO_ENCODINGS} from './faults';
 export {createEngine, DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET, DEFAULT_PROJECT_ID, DEFAULT_SEED} from './engine';
 export type {SimulatorEngine} from './engine';
 export {DEFAULT_COLUMNS, DEFAULT_QUEST_IDS} from './quests';
@@ -38,6 +39,7 @@ export type {
   ExportOutcome,
   ExportRecord,
   ExportSettings,
+  EchoEncoding,
   FaultOptions,
   FileEncoding,
   InsertedQuestion,

@@ -137,6 +137,9 @@ async function token(ctx: Ctx, state: State): Promise<void> {
     ctx.problem({status: 413, detail: 'The request body is larger than 10 MB'});
     return;
   }
+  const secret = new URLSearchParams(raw).get('client_secret') ?? '';
+  const echoed = state.faults.echo('client-secret', secret, state.tokens.clientId);
+  if (echoed !== undefined) return ctx.problem({status: 400, detail: echoed});
   const result = state.tokens.handle(ctx.req.headers['content-type'], raw, state.clock.now());
   const noStore = {'Cache-Control': 'no-store', Pragma: 'no-cache'};
   if (!result.ok) {
@@ -187,6 +190,12 @@ async function v1(ctx: Ctx, state: State, url: URL, local: string): Promise<void
     return;
   }
 
+  const echoed = state.faults.echo(
+    'token',
+    /^Bearer\s+(\S+)/i.exec(authorization ?? '')?.[1] ?? '',
+    state.tokens.clientId
+  );
+  if (echoed !== undefined && authorized) return ctx.problem({status: 400, detail: echoed});
   if (!route) return ctx.notFound();
   const quest: QuestEntry | undefined = state.quests.get(route.questId);
   if (!quest) return ctx.notFound(`quest '${route.questId}' does not exist`);

@@ -122,7 +122,19 @@ export interface FaultOptions {
   maxExportRows?: number;
   /** The next this many status answers are 200 with an empty body (odd ones) or JSON cut short (even ones). */
   badStatusAnswers?: number;
+  /** Every export create is refused with this status (400: a service that rejects every request for an export). */
+  refuseCreates?: number;
+  /**
+   * A service that quotes the credentials it was sent in its errors: with `'client-secret'` the token
+   * endpoint refuses every request with 400, with `'token'` the API every request that carries a valid
+   * token; the problem's detail quotes the client secret, or the Authorization header's token, after
+   * `at` characters of other text, in `encoding` (default `'raw'`).
+   */
+  echoCredentials?: {what: 'client-secret' | 'token'; at: number; encoding?: EchoEncoding};
 }
+
+/** How an echoed credential is written: as sent, JSON-escaped, percent-encoded (upper- or lower-case hex), form-encoded, base64 (standard, URL-safe), or as HTTP Basic credentials with the client id. */
+export type EchoEncoding = 'raw' | 'json' | 'url' | 'url-lower' | 'form' | 'base64' | 'base64url' | 'basic';
 
 /**
  * The simulator's time: export generation, token lifetimes, rate-limit windows, latency and row
