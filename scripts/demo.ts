@@ -6,10 +6,13 @@
  * from there against the long-running simulator (`npm run simulator`).
  *
  * The demo's simulator is the one `npm run simulator` starts (same port 8717, seed, credentials,
- * quest ids and columns), so the saved files work against it unchanged.
+ * quest ids and columns), so the saved files work against it unchanged. `npm run demo -- --port N`
+ * takes another port, as `npm run simulator -- --port N` does (0: a free one); the next steps then
+ * name it.
  */
 import fs from 'fs';
 import path from 'path';
+import {parseArgs} from 'util';
 
 import {exited, ROOT, spawnBinMain} from '../harness/bin-main';
 import {Simulator, startSimulator} from '../simulator';
@@ -25,6 +28,23 @@ const FILES = {
 
 /** A failure the demo explains itself: printed without a stack. */
 class DemoError extends Error {}
+
+const USAGE = `usage: npm run demo [-- --port N] (the simulator's port: default ${DEFAULT_PORT}, 0 = a free one)`;
+
+/** The simulator's port from the command line: `--port N` or `--port=N`, checked as the simulator checks it. */
+function portArg(argv: string[]): number {
+  let text: string | undefined;
+  try {
+    text = parseArgs({args: argv, options: {port: {type: 'string'}}, strict: true}).values.port;
+  } catch (err) {
+    throw new DemoError(`${(err as Error).message}\n${USAGE}`);
+  }
+  if (text === undefined) return DEFAULT_PORT;
+  const port = Number(text);
+  if (text.trim() === '' || !Number.isInteger(port) || port < 0 || port > 65_535)
+    throw new DemoError(`--port needs an integer from 0 to 65535, not ${JSON.stringify(text)}\n${USAGE}`);
+  return port;
+}
 
 interface Message {
   type: string;
@@ -87,34 +107,36 @@ function write(file: string, value: unknown): void {
   fs.writeFileSync(path.join(ROOT, file), `${JSON.stringify(value, null, 2)}\n`);
 }
 
-async function start(): Promise<Simulator> {
+async function start(port: number): Promise<Simulator> {
   try {
-    // What `npm run simulator` starts: default seed, quests and credentials, on its fixed port.
-    return await startSimulator({port: DEFAULT_PORT});
+    // What `npm run simulator` starts: default seed, quests and credentials, on its port.
+    return await startSimulator({port});
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
       throw new DemoError(
-        `Port ${DEFAULT_PORT} is in use, probably by a simulator started with npm run simulator. The demo runs its own simulator on that port: stop the other one (Ctrl+C in its terminal) and run npm run demo again.`
+        `Port ${port} is in use, perhaps by a simulator started with npm run simulator. The demo runs its own simulator on that port: stop the other one (Ctrl+C in its terminal), or give the demo another port (npm run demo -- --port N; 0 = a free one).`
       );
     }
     throw err;
   }
 }
 
-function nextSteps(): string[] {
+/** What to run next; `port` is the demo simulator's, which the saved config names. */
+function nextSteps(port: number): string[] {
+  const portFlag = port === DEFAULT_PORT ? '' : ` --port ${port}`;
   const read = `bin/main read --config ${FILES.config} --catalog ${FILES.catalog} --state ${FILES.state}`;
   return [
     '',
     `== Saved in ${OUTPUT}/ (in the project root, ${ROOT})`,
-    `   ${FILES.config.padEnd(38)} the connection settings (client id and secret of the simulator, its address on port ${DEFAULT_PORT}, the quest ids)`,
+    `   ${FILES.config.padEnd(38)} the connection settings (client id and secret of the simulator, its address on port ${port}, the quest ids)`,
     `   ${FILES.catalog.padEnd(38)} the streams to sync, as discover listed them (what Airbyte passes to read)`,
     `   ${FILES.state.padEnd(38)} where each stream stopped after the second sync above`,
     '',
     '== Next steps: run the connector yourself. From the project root:',
     '',
-    `   1. Start the simulator, in a second terminal (it runs until Ctrl+C; port ${DEFAULT_PORT}, same data setup as the demo):`,
+    `   1. Start the simulator, in a second terminal (it runs until Ctrl+C; port ${port}, same data setup as the demo):`,
     '',
-    `        npm run simulator -- --write-config ${FILES.config}`,
+    `        npm run simulator --${portFlag} --write-config ${FILES.config}`,
     '',
     '   2. Back in this terminal, check the connection and sync from where the demo stopped:',
     '',
@@ -139,7 +161,7 @@ function nextSteps(): string[] {
 }
 
 async function main(): Promise<void> {
-  const sim = await start();
+  const sim = await start(portArg(process.argv.slice(2)));
   let ok = false;
   try {
     console.log(`Simulator of the Questback Export API at ${sim.apiUrl} (stopped when the demo ends)`);
@@ -200,7 +222,7 @@ async function main(): Promise<void> {
     process.exitCode = 1;
     return;
   }
-  console.log(nextSteps().join('\n'));
+  console.log(nextSteps(Number(new URL(sim.apiUrl).port)).join('\n'));
 }
 
 main().catch((err) => {

@@ -1,12 +1,13 @@
 // bin/main before a build, during one, and without its modules: one line on stderr saying what to
 // run, a non-zero exit, nothing on stdout, never a stack. And `npm run build` (scripts/build-lib.js)
-// keeps the previous lib/ until the new one is whole. Each case runs a copy of bin/main in a folder of
+// keeps the previous lib/ until the new one is whole. And `npm run demo`'s command line. Each case runs a copy of bin/main in a folder of
 // its own, so the project's lib/ (which other tests use) is never touched.
 
 import {spawn} from 'child_process';
 import fs from 'fs';
 import path from 'path';
 
+import {startSimulator} from '../../simulator';
 import {tempDir} from '../helpers/connector';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -212,4 +213,33 @@ fs.writeFileSync(path.join(out, 'test', 'a.test.js'), '');
     expect((await build(dir)).code).toBe(0);
     expect(fs.readdirSync(dir).filter((name) => name.startsWith('lib'))).toEqual(['lib']);
   });
+});
+
+describe('npm run demo (scripts/demo.ts, compiled): the simulator on another port', () => {
+  const demo = (args: string[]): Promise<Ran> => run(path.join(ROOT, 'lib', 'scripts', 'demo.js'), args, ROOT);
+
+  test('--port N is the port the demo starts its simulator on: one in use is named, with the flag to pick another', async () => {
+    const taken = await startSimulator({port: 0});
+    try {
+      const port = new URL(taken.apiUrl).port;
+      const ran = await demo(['--port', port]);
+      expect(ran.code).toBe(1);
+      expect(ran.stderr).toMatch(new RegExp(`^Port ${port} is in use\\b.*npm run demo -- --port N`));
+      expect(ran.stderr).not.toMatch(/\bat .*:\d+:\d+/);
+    } finally {
+      await taken.close();
+    }
+  });
+
+  test.each(['--port eighty', '--port=-1', '--prot 9000'])(
+    'a mistaken command line (%s) gets the usage on stderr and exit 1, before anything starts',
+    async (line) => {
+      const ran = await demo(line.split(' '));
+      expect(ran.code).toBe(1);
+      expect(ran.stdout).toBe('');
+      expect(ran.stderr).toMatch(
+        /\nusage: npm run demo \[-- --port N\] \(the simulator's port: default 8717, 0 = a free one\)\n$/
+      );
+    }
+  );
 });
