@@ -31,6 +31,8 @@ import {discover} from './sync/commands/discover';
 import {SyncOutput} from './sync/output-port';
 import {ConfiguredStream, readStreams} from './sync/commands/read';
 import {parseStateInput} from './sync/state/stream-state';
+import {STREAM_DEFINITIONS} from './sync/streams/catalog';
+import {StreamDefinition} from './sync/streams/stream-definition';
 
 /** The connector's name and version, from package.json. */
 function connectorName(): string {
@@ -67,7 +69,8 @@ export class QuestbackSource extends AirbyteSource<QuestbackConfig> {
   /** The catalog, built from the stream definitions (src/sync/streams). */
   override async discover(config: QuestbackConfig): Promise<AirbyteCatalogMessage> {
     const connection = connect(config, this.env, this.logger, 'sync');
-    const catalog = await discover(config, connection, this.env.runtime, this.logger, this.syncEnd(config));
+    const {runtime} = this.env;
+    const catalog = await discover(config, connection, runtime, this.logger, this.syncEnd(config), this.definitions);
     return new AirbyteCatalogMessage({streams: catalog.streams as AirbyteStream[]});
   }
 
@@ -87,6 +90,7 @@ export class QuestbackSource extends AirbyteSource<QuestbackConfig> {
         connect: (onThrottle) => connect(config, this.env, this.logger, 'sync', onThrottle),
         syncEnd: this.syncEnd(config),
         signal,
+        definitions: this.definitions,
       },
       catalog,
       state,
@@ -123,6 +127,11 @@ export class QuestbackSource extends AirbyteSource<QuestbackConfig> {
     }
   }
 
+  /** The kinds of stream this source has (src/sync/streams/catalog.ts). */
+  private get definitions(): readonly StreamDefinition[] {
+    return this.env.definitions ?? STREAM_DEFINITIONS;
+  }
+
   /** The newest moment a sync may ask for: a little before now, so responses being written settle. */
   syncEnd(config: QuestbackConfig): number {
     return wholeSecond(this.env.runtime.now() - config.settle_seconds * 1000);
@@ -137,16 +146,18 @@ export interface MainOptions {
   host?: Host;
   /** The least level logged; by default LOG_LEVEL from the environment, else info. */
   logLevel?: AirbyteLogLevel;
+  /** The kinds of stream the source has: STREAM_DEFINITIONS; a test may add a kind of its own. */
+  definitions?: readonly StreamDefinition[];
 }
 
 /** The connector's command line on stdout, with a runtime, an output and a host tests may replace. */
 export function mainCommand(options: MainOptions = {}): Command {
-  const {runtime = systemRuntime, out = process.stdout, host = processHost, logLevel} = options;
+  const {runtime = systemRuntime, out = process.stdout, host = processHost, logLevel, definitions} = options;
   const scrubber = new SecretScrubber();
   const writer = new MessageWriter(out, (line) => scrubber.scrub(line));
   const logger = new ConnectorLogger(writer, logLevel);
   const onSecret = (secret: string, clientId?: string): void => scrubber.add(secret, clientId);
-  const source = new QuestbackSource(logger, {runtime, onSecret});
+  const source = new QuestbackSource(logger, {runtime, onSecret, ...(definitions ? {definitions} : {})});
   const connector: Connector = {
     spec: () => source.spec(),
     check: (config) => source.runCheck(config),

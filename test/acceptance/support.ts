@@ -441,16 +441,19 @@ export function catalogOf(result: RunResult): AirbyteStreamJson[] {
   return catalogs[0].catalog.streams;
 }
 
+/** The configured catalog of `streams`, each in `preferred` mode when it supports it, else in the mode it declares. */
 export function configuredCatalogOf(
   streams: AirbyteStreamJson[],
-  mode: 'full_refresh' | 'incremental'
+  preferred: 'full_refresh' | 'incremental'
 ): ConfiguredCatalogJson {
   return {
-    streams: streams.map((stream) =>
-      mode === 'incremental'
+    streams: streams.map((stream) => {
+      const modes = stream.supported_sync_modes ?? [];
+      const mode = modes.includes(preferred) || !modes.length ? preferred : (modes[0] as typeof preferred);
+      return mode === 'incremental'
         ? {stream, sync_mode: mode, cursor_field: stream.default_cursor_field, destination_sync_mode: 'append'}
-        : {stream, sync_mode: mode, destination_sync_mode: 'overwrite'}
-    ),
+        : {stream, sync_mode: mode, destination_sync_mode: 'overwrite'};
+    }),
   };
 }
 

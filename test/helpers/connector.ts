@@ -6,6 +6,7 @@ import {exited, spawnBinMain} from '../../harness/bin-main';
 import {Runtime, systemRuntime} from '../../src/core/runtime';
 import {mainCommand} from '../../src/index';
 import {Host, StopSignal} from '../../src/protocol/cli';
+import {StreamDefinition} from '../../src/sync/streams/stream-definition';
 import {AirbyteMessageJson, messageErrors} from './protocol';
 
 export interface RunResult {
@@ -119,6 +120,8 @@ export interface InProcessOptions {
   logLevel?: 'trace' | 'debug' | 'info' | 'warn' | 'error';
   /** Sends SIGTERM after this many real ms, so that a hang fails its test instead of jest (default 240 s: a guard against hangs, far from what a busy machine takes). */
   killAfterMs?: number;
+  /** The kinds of stream the source has (the connector's own by default): a test may add a kind of its own. */
+  definitions?: readonly StreamDefinition[];
 }
 
 /**
@@ -163,7 +166,8 @@ export function startConnector(args: string[], options: InProcessOptions = {}): 
   }, options.killAfterMs ?? 240_000);
   const level = options.logLevel && AirbyteLogLevel[options.logLevel.toUpperCase() as keyof typeof AirbyteLogLevel];
   const startedAt = runtime.now();
-  const done = mainCommand({runtime, out, host, logLevel: level})
+  const {definitions} = options;
+  const done = mainCommand({runtime, out, host, logLevel: level, ...(definitions ? {definitions} : {})})
     .parseAsync(args, {from: 'user'})
     // As bin/main ends (its own code, which must run without lib/): commander's usage errors are
     // explained already; anything else in one line on stderr, the stack only at debug level.

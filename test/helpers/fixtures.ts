@@ -38,21 +38,27 @@ export function simConfig(sim: Simulator, overrides: Record<string, unknown> = {
   return {...connectorConfig(sim), start_date: new Date(Date.now() - 40 * 86_400_000).toISOString(), ...overrides};
 }
 
-/** The configured catalog Airbyte would build from a discover output, every stream in one mode. */
+/**
+ * The configured catalog Airbyte would build from a discover output: every stream in `preferred`
+ * mode when it supports it, else in the one it declares (a full-refresh-only stream in full refresh).
+ */
 export function configuredCatalog(
   discover: AirbyteMessageJson[],
-  syncMode: 'full_refresh' | 'incremental'
+  preferred: 'full_refresh' | 'incremental'
 ): Record<string, unknown> {
   const catalog = discover.find((m) => m.type === 'CATALOG') as
-    {catalog: {streams: {name: string; default_cursor_field?: string[]}[]}} | undefined;
+    {catalog: {streams: {name: string; supported_sync_modes: string[]; default_cursor_field?: string[]}[]}} | undefined;
   if (!catalog) throw new Error('discover returned no CATALOG');
   return {
-    streams: catalog.catalog.streams.map((stream) => ({
-      stream,
-      sync_mode: syncMode,
-      ...(syncMode === 'incremental' ? {cursor_field: stream.default_cursor_field} : {}),
-      destination_sync_mode: syncMode === 'incremental' ? 'append' : 'overwrite',
-    })),
+    streams: catalog.catalog.streams.map((stream) => {
+      const mode = stream.supported_sync_modes.includes(preferred) ? preferred : stream.supported_sync_modes[0];
+      return {
+        stream,
+        sync_mode: mode,
+        ...(mode === 'incremental' ? {cursor_field: stream.default_cursor_field} : {}),
+        destination_sync_mode: mode === 'incremental' ? 'append' : 'overwrite',
+      };
+    }),
   };
 }
 

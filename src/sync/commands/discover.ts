@@ -3,7 +3,7 @@ import {AirbyteLogger} from 'faros-airbyte-cdk/lib/logger';
 import {QuestbackConfig} from '../../core/config';
 import {Runtime} from '../../core/runtime';
 import {catalogStreams} from '../streams/catalog';
-import {CatalogStream} from '../streams/stream-definition';
+import {CatalogStream, StreamDefinition} from '../streams/stream-definition';
 import {Connection} from '../../api/connection';
 
 /** The most fields Airbyte accepts in one connection's catalog (all streams together). */
@@ -19,16 +19,20 @@ export async function discover(
   connection: Connection,
   runtime: Runtime,
   logger: AirbyteLogger,
-  syncEnd: number
+  syncEnd: number,
+  definitions: readonly StreamDefinition[]
 ): Promise<{streams: CatalogStream[]}> {
-  const streams = await catalogStreams({
-    config,
-    runtime,
-    logger,
-    syncEnd,
-    api: connection.api,
-    authenticate: () => connection.authenticate(),
-  });
+  const streams = await catalogStreams(
+    {
+      config,
+      runtime,
+      logger,
+      syncEnd,
+      api: connection.api,
+      authenticate: () => connection.authenticate(),
+    },
+    definitions
+  );
   const widths = streams.map((s) => Object.keys(s.json_schema.properties ?? {}).length);
   const fields = widths.reduce((n, w) => n + w, 0);
   if (fields > AIRBYTE_MAX_FIELDS) {

@@ -8,8 +8,17 @@ import {ExportSlots} from '../exports/export-slots';
 import {StreamRef, SyncOutput} from '../output-port';
 import {Heartbeat} from '../state/heartbeat';
 import {exportFingerprint} from '../state/stream-state';
-import {layoutOfStream, STREAM_DEFINITIONS} from '../streams/catalog';
-import {ConfiguredStream, HeaderBoard, PlanContext, ReadEnv, StreamRead, streamRef} from '../streams/stream-definition';
+import {layoutOfStream} from '../streams/catalog';
+import {
+  checkSyncMode,
+  ConfiguredStream,
+  HeaderBoard,
+  PlanContext,
+  ReadEnv,
+  StreamDefinition,
+  StreamRead,
+  streamRef,
+} from '../streams/stream-definition';
 import {Connection} from '../../api/connection';
 import {plural} from '../../core/quantities';
 
@@ -21,6 +30,8 @@ export interface ReadContext extends PlanContext {
   connect(onThrottle: (ctx: RequestContext | undefined, waitMs: number, resetAt: number) => void): Connection;
   /** Aborts the read (the process is told to stop, or the consumer went away). */
   signal: AbortSignal;
+  /** The kinds of stream the source has (catalog.ts); a configured stream is read by the one it belongs to. */
+  definitions: readonly StreamDefinition[];
 }
 
 interface PlannedStream {
@@ -83,7 +94,10 @@ function warnSaltChanged(logger: AirbyteLogger, plans: readonly PlannedStream[])
   );
 }
 
-/** The configured stream's read, as the definition of its kind plans it; a stream of no kind, or of a quest not configured, is an error of its own. */
+/**
+ * The configured stream's read, as the definition of its kind plans it; a stream of no kind, of a
+ * quest not configured, or in a sync mode its kind does not support, is an error of its own.
+ */
 function planStream(
   ctx: ReadContext,
   configured: ConfiguredStream,
@@ -92,12 +106,13 @@ function planStream(
 ): PlannedStream {
   const ref = streamRef(configured);
   const {quest_ids} = ctx.config;
-  for (const definition of STREAM_DEFINITIONS) {
+  for (const definition of ctx.definitions) {
     const read = definition.plan(ctx, configured, states.get(ref.name), out);
     if (!read) continue;
     const stranger = read.questIds.find((q) => !quest_ids.includes(q));
-    if (stranger === undefined) return {ref, read};
-    break;
+    if (stranger !== undefined) break;
+    const error = checkSyncMode(definition.support, configured);
+    return error ? {ref, error} : {ref, read};
   }
   const layout = layoutOfStream(ref.name);
   const {stream_layout} = ctx.config;

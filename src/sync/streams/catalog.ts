@@ -13,10 +13,13 @@ export const STREAM_DEFINITIONS: readonly StreamDefinition[] = [
   columnsStream,
 ];
 
-/** The catalog of the config's streams, as each definition lists its own. */
-export async function catalogStreams(ctx: DiscoverContext): Promise<CatalogStream[]> {
+/** The catalog of the config's streams, as each definition (of the source's kinds) lists its own. */
+export async function catalogStreams(
+  ctx: DiscoverContext,
+  definitions: readonly StreamDefinition[]
+): Promise<CatalogStream[]> {
   const streams: CatalogStream[] = [];
-  for (const definition of STREAM_DEFINITIONS) streams.push(...(await definition.discover(ctx)));
+  for (const definition of definitions) streams.push(...(await definition.discover(ctx)));
   return streams;
 }
 

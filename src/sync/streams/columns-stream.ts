@@ -11,11 +11,19 @@ import {objectSchema, stringProperty, questionParts, recordColumns} from './reco
 import {answerKeys} from './quests-stream';
 import {sensitiveHeader} from './sensitive-columns';
 import {cursorOf} from '../state/stream-state';
-import {catalogStream, NamedHeader, ReadEnv, StreamDefinition, streamRef} from './stream-definition';
+import {
+  catalogStream,
+  incrementalSupport,
+  NamedHeader,
+  ReadEnv,
+  StreamDefinition,
+  streamRef,
+} from './stream-definition';
 
 /** The stream that maps every column of every quest to the header text it came from. */
 export const COLUMNS_STREAM = 'columns';
 const COLUMNS_CURSOR = 'seen_at';
+const COLUMNS_SUPPORT = incrementalSupport(COLUMNS_CURSOR, [['quest_id'], ['column']]);
 
 /** One column of one quest's export. */
 export interface ColumnRecord {
@@ -63,8 +71,7 @@ export function columnsCatalogStream() {
           'What sensitive_columns does to the column\'s values: "hashed" (HMAC-SHA-256 under hash_salt), "dropped" (in no record), else null.',
       },
     }),
-    COLUMNS_CURSOR,
-    [['quest_id'], ['column']]
+    COLUMNS_SUPPORT
   );
 }
 
@@ -142,6 +149,7 @@ export function columnRecords(
  * responses in what was read) gives no record in this sync: the columns earlier syncs reported stay.
  */
 export const columnsStream: StreamDefinition = {
+  support: COLUMNS_SUPPORT,
   async discover() {
     return [columnsCatalogStream()];
   },

@@ -10,12 +10,13 @@ import {
 } from './record-columns';
 import {QuestResponseRecords, questsStream} from './quests-stream';
 import {describeConfigured, Treatment} from './sensitive-columns';
-import {catalogStream} from './stream-definition';
+import {catalogStream, incrementalSupport} from './stream-definition';
 
 // The long layout: one stream `answers` for every quest, one record per non-empty answer cell, the
 // column named as the wide table names it and split into question and option as `columns` splits it.
 
 export const ANSWERS_STREAM = 'answers';
+const ANSWERS_SUPPORT = incrementalSupport(CURSOR_FIELD, [['quest_id'], ['response_id'], ['column']]);
 
 /** The stream as discover lists it: no export needed, the schema is the same for every quest. */
 export function answersCatalogStream(config: QuestbackConfig) {
@@ -50,8 +51,7 @@ export function answersCatalogStream(config: QuestbackConfig) {
       },
       ...WINDOW_PROPERTIES,
     }),
-    CURSOR_FIELD,
-    [['quest_id'], ['response_id'], ['column']]
+    ANSWERS_SUPPORT
   );
 }
 
@@ -94,6 +94,7 @@ export class QuestLong extends QuestResponseRecords<AnswerCell> {
 export const answersStream = questsStream(
   'long',
   ANSWERS_STREAM,
+  ANSWERS_SUPPORT,
   answersCatalogStream,
   (ref, questId, ctx) => new QuestLong(ref, questId, ctx.config, ctx.logger)
 );

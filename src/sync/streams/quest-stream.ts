@@ -25,7 +25,14 @@ import {
   WINDOW_START_FIELD,
 } from './record-columns';
 import {QuestSensitivity, sensitiveHeader, sensitiveNotes, Treatment} from './sensitive-columns';
-import {CatalogStream, catalogStream, ConfiguredStream, StreamDefinition, streamRef} from './stream-definition';
+import {
+  CatalogStream,
+  catalogStream,
+  ConfiguredStream,
+  incrementalSupport,
+  StreamDefinition,
+  streamRef,
+} from './stream-definition';
 import {plural} from '../../core/quantities';
 
 // The per_quest layout: one stream per quest, `quest_<id>`, each export column a field of its own
@@ -66,6 +73,9 @@ export function questSchema(columns: readonly Column[], treatments: readonly Tre
 const HASHED_DESCRIPTION =
   'Sensitive column (sensitive_columns): the HMAC-SHA-256 of the value keyed by hash_salt, 64 hex digits; null for an empty cell.';
 
+/** Every quest stream reads both ways on the window's end; its key is its quest's response id column. */
+const QUEST_SUPPORT = incrementalSupport(CURSOR_FIELD);
+
 /**
  * The quest's stream as discover lists it: its columns (from a sample export), the response id its
  * key; a dropped sensitive column is not listed, a hashed one says so.
@@ -79,7 +89,7 @@ export function questCatalogStream(
   return catalogStream(
     streamNameFor(questId),
     questSchema(columns, treatments),
-    CURSOR_FIELD,
+    QUEST_SUPPORT,
     key ? [[key]] : undefined
   );
 }
@@ -231,6 +241,7 @@ export class QuestColumns implements QuestRecords {
 
 /** The per_quest layout's streams: one per quest, read in adaptive windows into its own state. */
 export const questStreams: StreamDefinition = {
+  support: QUEST_SUPPORT,
   /** A stream per quest, with the columns of the header of a small export of each (header-sample.ts). */
   async discover(ctx) {
     const {config, logger} = ctx;

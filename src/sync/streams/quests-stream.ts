@@ -19,6 +19,7 @@ import {
   StreamDefinition,
   StreamRead,
   streamRef,
+  StreamSupport,
 } from './stream-definition';
 
 // What every stream of all quests shares (the combined layout's `responses`, the long layout's
@@ -134,10 +135,12 @@ export abstract class QuestResponseRecords<Cell> implements QuestRecords {
 export function questsStream(
   layout: QuestbackConfig['stream_layout'],
   name: string,
+  support: StreamSupport,
   catalogStreamOf: (config: QuestbackConfig) => ReturnType<typeof catalogStream>,
   recordsOf: (ref: StreamRef, questId: string, ctx: PlanContext) => QuestRecords
 ): StreamDefinition {
   return {
+    support,
     async discover(ctx) {
       if (ctx.config.stream_layout !== layout) return [];
       await ctx.authenticate();

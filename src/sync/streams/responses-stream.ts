@@ -3,13 +3,14 @@ import {ObjectCell, RecordField} from '../output-port';
 import {answerKeys, QuestResponseRecords, questsStream} from './quests-stream';
 import {CURSOR_FIELD, objectSchema, WINDOW_PROPERTIES} from './record-columns';
 import {describeConfigured, Treatment} from './sensitive-columns';
-import {catalogStream} from './stream-definition';
+import {catalogStream, incrementalSupport} from './stream-definition';
 
 // The combined layout: one stream `responses` for every quest, its answers in one object keyed by
 // header text, the progress of every quest in its one state (a map of quests).
 
 export const RESPONSES_STREAM = 'responses';
 const ANSWERS_FIELD = 'answers';
+const RESPONSES_SUPPORT = incrementalSupport(CURSOR_FIELD, [['quest_id'], ['response_id']]);
 
 /** The stream as discover lists it: no export needed, the schema is the same for every quest. */
 export function responsesCatalogStream(config?: QuestbackConfig) {
@@ -31,8 +32,7 @@ export function responsesCatalogStream(config?: QuestbackConfig) {
       },
       ...WINDOW_PROPERTIES,
     }),
-    CURSOR_FIELD,
-    [['quest_id'], ['response_id']]
+    RESPONSES_SUPPORT
   );
 }
 
@@ -58,6 +58,7 @@ export class QuestAnswers extends QuestResponseRecords<ObjectCell> {
 export const responsesStream = questsStream(
   'combined',
   RESPONSES_STREAM,
+  RESPONSES_SUPPORT,
   responsesCatalogStream,
   (ref, questId, ctx) => new QuestAnswers(ref, questId, ctx.config, ctx.logger)
 );

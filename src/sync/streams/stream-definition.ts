@@ -2,6 +2,7 @@ import {AirbyteLogger} from 'faros-airbyte-cdk/lib/logger';
 
 import {ExportApi} from '../../api/client';
 import {QuestbackConfig} from '../../core/config';
+import {connectorError} from '../../core/errors';
 import {Runtime} from '../../core/runtime';
 import {ExportSlots} from '../exports/export-slots';
 import {StreamRef, SyncOutput} from '../output-port';
@@ -26,30 +27,65 @@ export interface CatalogStream {
   json_schema: JsonSchema;
   supported_sync_modes: string[];
   source_defined_cursor: boolean;
-  default_cursor_field: string[];
+  default_cursor_field?: string[];
   source_defined_primary_key?: string[][];
   is_resumable: boolean;
 }
 
+export type SyncMode = 'full_refresh' | 'incremental';
+
 /**
- * A stream's catalog entry: every stream of this source reads incrementally on its own cursor, and
- * resumes from its STATE (is_resumable: the platform keeps a full refresh's state between attempts).
+ * What a kind of stream supports, as discover lists it and the read holds a configured catalog to:
+ * its sync modes, its cursor (a stream that reads incrementally has one, which it defines itself),
+ * its primary key and whether it resumes from its STATE.
  */
+export type StreamSupport = {
+  /** Its primary key, unless each stream of the kind finds its own (a quest's response id column). */
+  primaryKey?: string[][];
+  /**
+   * It resumes from its STATE: the platform keeps a full refresh's state between the attempts of a
+   * sync (is_resumable), so a stream that checkpoints picks up where the failed attempt stopped.
+   */
+  resumable: boolean;
+} & ({syncModes: readonly ['full_refresh']; cursor?: undefined} | {syncModes: readonly SyncMode[]; cursor: string});
+
+/** The support of a stream that reads both ways on its own cursor and resumes from its STATE. */
+export function incrementalSupport(cursor: string, primaryKey?: string[][]): StreamSupport {
+  return {syncModes: ['full_refresh', 'incremental'], cursor, resumable: true, ...(primaryKey ? {primaryKey} : {})};
+}
+
+/** A stream's catalog entry: its name and schema, and what its kind supports (its key, unless its own). */
 export function catalogStream(
   name: string,
   schema: JsonSchema,
-  cursor: string,
-  primaryKey: string[][] | undefined
+  support: StreamSupport,
+  primaryKey: string[][] | undefined = support.primaryKey
 ): CatalogStream {
   return {
     name,
     json_schema: schema,
-    supported_sync_modes: ['full_refresh', 'incremental'],
-    source_defined_cursor: true,
-    default_cursor_field: [cursor],
+    supported_sync_modes: [...support.syncModes],
+    source_defined_cursor: support.cursor !== undefined,
+    ...(support.cursor !== undefined ? {default_cursor_field: [support.cursor]} : {}),
     ...(primaryKey?.length ? {source_defined_primary_key: primaryKey} : {}),
-    is_resumable: true,
+    is_resumable: support.resumable,
   };
+}
+
+/**
+ * A configured stream asks for a sync mode its kind supports: anything else is the user's to fix,
+ * refused before any request (Airbyte offers only the modes discover listed, so this is a catalog
+ * edited by hand or saved before the stream changed).
+ */
+export function checkSyncMode(support: StreamSupport, configured: ConfiguredStream): Error | undefined {
+  const mode = configured.sync_mode;
+  if ((support.syncModes as readonly string[]).includes(mode)) return undefined;
+  const modes = support.syncModes.join(' or ');
+  return connectorError(
+    'config_error',
+    `Stream ${configured.stream.name} cannot be read in sync mode ${mode}: it supports ${modes} only. In Airbyte, set the stream's sync mode to ${modes} in the connection (refresh the source schema first if the connection was saved before), or deselect the stream.`,
+    {stream: configured.stream.name, syncMode: mode}
+  );
 }
 
 /** What a stream's plan may use: the settings and the sync's end, before any request. */
@@ -151,6 +187,8 @@ export interface DiscoverContext extends PlanContext {
  * configured stream of its kind, and (for the streams of responses) how a row becomes a record.
  */
 export interface StreamDefinition {
+  /** What every stream of this kind supports (sync modes, cursor, key, resumability). */
+  readonly support: StreamSupport;
   /** The streams of this kind the config has, as discover lists them (none, for another layout). */
   discover(ctx: DiscoverContext): Promise<CatalogStream[]>;
   /** The configured stream's read, or undefined if it is not of this kind. Throws on a bad state. */
