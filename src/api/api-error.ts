@@ -180,11 +180,16 @@ export function apiError(err: unknown, ctx: RequestContext, body?: unknown): VEr
 }
 
 /**
- * A 400 on create whose validation errors say that since or until lies in the future: the service's
+ * A 400 on create (or on a list request with a time filter) whose validation errors say that since or until lies in the future: the service's
  * clock is behind this machine's by more than settle_seconds. Said as such, naming the setting,
  * instead of the general "check the export settings".
  */
-export function futureFilter(err: VError, filter: {since: string; until: string}, questId: string): VError | undefined {
+export function futureFilter(
+  err: VError,
+  filter: {since?: string; until?: string},
+  questId: string,
+  operation = 'Creating an export'
+): VError | undefined {
   const info = VError.info(err);
   if (info.status !== 400) return undefined;
   const errors = (info.validationErrors ?? {}) as Record<string, string[]>;
@@ -201,7 +206,7 @@ export function futureFilter(err: VError, filter: {since: string; until: string}
     : ` (its clock said ${new Date(serverDate).toISOString()} when it answered)`;
   return connectorError(
     'config_error',
-    `Creating an export for quest ${questId} failed: the service rejected ${asked} as in the future${clock}, so its clock is behind this machine's. Raise settle_seconds above the difference (the connector asks only for responses older than settle_seconds), or have the clocks synchronised. The service answered: HTTP 400${info.explanation ? ` - ${String(info.explanation)}` : ''}.`,
+    `${operation} for quest ${questId} failed: the service rejected ${asked} as in the future${clock}, so its clock is behind this machine's. Raise settle_seconds above the difference (the connector asks only for responses older than settle_seconds), or have the clocks synchronised. The service answered: HTTP 400${info.explanation ? ` - ${String(info.explanation)}` : ''}.`,
     info,
     err
   );

@@ -10,6 +10,7 @@ import {futureFilter, redactUrl, RequestContext} from './api-error';
 import {Download, downloadTransport, ExportFile} from './download';
 import {classifyStatus, ExportStatus} from './export-status';
 import {bodyExcerpt, describeProblem, looksLikeHtml, parseProblemDetails} from './problem-details';
+import {ListOptions, pagedList, requestPage} from './paged-list';
 import {discard, jsonObject, readSmallBody, send} from './request';
 
 /** The export settings the service takes; only CSV is read by this connector. */
@@ -207,10 +208,8 @@ export class QuestbackApi implements ExportApi {
   /** The cheapest read of a quest: proves the token works and the quest is readable; needs a well-formed answer. */
   async checkAccess(questId: string, signal?: AbortSignal): Promise<void> {
     const context: RequestContext = {operation: 'Checking access', questId, setting: 'api_url', baseUrl: this.apiUrl};
-    const response = await send(this.http, {
-      context,
-      config: {method: 'GET', url: `${this.questPath(questId)}/invitations`, params: {skip: 0, take: 0}, signal},
-    });
+    const call = {url: `${this.questPath(questId)}/invitations`, context: {...context, questId}, signal};
+    const response = await requestPage(this.http, call, {skip: 0, take: 0});
     if (response.status !== 200) {
       throw connectorError(
         'config_error',
@@ -241,6 +240,12 @@ export class QuestbackApi implements ExportApi {
         {...context, status: 200}
       );
     }
+  }
+
+  /** A quest's list-style resource (`/v1/quests/<id>/<resource>`), a page at a time, as paged-list.ts reads lists. */
+  questList<T>(questId: string, resource: string, options: ListOptions<T>, signal?: AbortSignal): AsyncGenerator<T[]> {
+    const context = {operation: `Listing the ${resource}`, questId};
+    return pagedList(this.http, {url: `${this.questPath(questId)}/${resource}`, context, signal}, options);
   }
 
   private questPath(questId: string): string {

@@ -34,16 +34,19 @@ declare module 'axios' {
 /** The code of a 2xx answer whose body is not the JSON object its request expects (see expectJson). */
 export const UNREADABLE_ANSWER = 'EQBUNREADABLE';
 
+/** The JSON value a body holds (parsed already, or as text); undefined for a text that is not JSON. */
+export function asJsonValue(data: unknown): unknown {
+  if (typeof data !== 'string') return data;
+  try {
+    return JSON.parse(data);
+  } catch {
+    return undefined;
+  }
+}
+
 /** The JSON object a body holds (parsed already, or as text), if it holds one. */
 export function asJsonObject(data: unknown): Record<string, unknown> | undefined {
-  let value = data;
-  if (typeof value === 'string') {
-    try {
-      value = JSON.parse(value);
-    } catch {
-      return undefined;
-    }
-  }
+  const value = asJsonValue(data);
   return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 }
 
