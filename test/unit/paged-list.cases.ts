@@ -55,6 +55,16 @@ async function setUp(seed: number) {
   return {sim, clock, read, reports};
 }
 
+/** Runs `fn` on a fresh simulator's list (setUp), the simulator closed afterwards. */
+async function withList(seed: number, fn: (list: Awaited<ReturnType<typeof setUp>>) => Promise<void>): Promise<void> {
+  const list = await setUp(seed);
+  try {
+    await fn(list);
+  } finally {
+    await list.sim.close();
+  }
+}
+
 /** The whole list as the service has it, asked for in one request outside the reader. */
 async function wholeList(sim: Simulator): Promise<Item[]> {
   const token = sim.issuedTokens().at(-1);
@@ -72,9 +82,8 @@ const asked = (sim: Simulator) =>
   });
 
 describe('a list read page by page (paged-list)', () => {
-  test('pages of exactly take items are followed by another request; the list ends with an empty page; each page is reported', async () => {
-    const {sim, read, reports} = await setUp(1);
-    try {
+  test('pages of exactly take items are followed by another request; the list ends with an empty page; each page is reported', () =>
+    withList(1, async ({sim, read, reports}) => {
       const pages = await read({take: 2});
       const all = await wholeList(sim);
       expect(all.length).toBeGreaterThanOrEqual(3);
@@ -85,14 +94,10 @@ describe('a list read page by page (paged-list)', () => {
       expect(asked(sim).slice(0, -1)).toEqual(skips.map((skip) => [skip, 2]));
       expect(reports.map((r) => r.count)).toEqual(skips.map((skip) => Math.max(0, Math.min(2, all.length - skip))));
       expect(reports.map((r) => r.index)).toEqual(skips.map((_, i) => i));
-    } finally {
-      await sim.close();
-    }
-  });
+    }));
 
-  test('take is at most 1000 by default; since is exclusive and until inclusive, sent with milliseconds', async () => {
-    const {sim, read} = await setUp(2);
-    try {
+  test('take is at most 1000 by default; since is exclusive and until inclusive, sent with milliseconds', () =>
+    withList(2, async ({sim, read}) => {
       await read();
       const all = await wholeList(sim);
       expect(asked(sim)[0]).toEqual([0, 1000]);
@@ -102,14 +107,10 @@ describe('a list read page by page (paged-list)', () => {
       expect(pages.flat()).toEqual(all.slice(1, 3));
       const last = new URLSearchParams(sim.requests('invitations').at(-1)?.query ?? '');
       expect([last.get('since'), last.get('until')]).toEqual([all[0].createdAt, all[2].createdAt]);
-    } finally {
-      await sim.close();
-    }
-  });
+    }));
 
-  test('a page shorter than take is not taken as the end: a service that caps its pages below take is read whole', async () => {
-    const {sim, read} = await setUp(3);
-    try {
+  test('a page shorter than take is not taken as the end: a service that caps its pages below take is read whole', () =>
+    withList(3, async ({sim, read}) => {
       const all = await wholeList(sim);
       // The service answers at most 2 items, whatever take asks for.
       sim.on('invitations', (ctx) => {
@@ -124,14 +125,10 @@ describe('a list read page by page (paged-list)', () => {
           .slice(before)
           .map(([skip]) => skip)
       ).toEqual([...[...Array(Math.ceil(all.length / 2)).keys()].map((k) => k * 2), all.length]);
-    } finally {
-      await sim.close();
-    }
-  });
+    }));
 
-  test('a list wrapped in an object reads; a service that ignores skip is an error, not a list without end', async () => {
-    const {sim, read} = await setUp(4);
-    try {
+  test('a list wrapped in an object reads; a service that ignores skip is an error, not a list without end', () =>
+    withList(4, async ({sim, read}) => {
       const all = await wholeList(sim);
       sim.on('invitations', (ctx) => {
         const skip = Number(ctx.url.searchParams.get('skip'));
@@ -144,14 +141,10 @@ describe('a list read page by page (paged-list)', () => {
       );
       sim.on('invitations', (ctx) => ctx.json(200, {detail: 'fine'}));
       await expect(read({take: 2})).rejects.toThrow(/came without a list of items \(no list in the answer\)/);
-    } finally {
-      await sim.close();
-    }
-  });
+    }));
 
-  test('a bound in the future is refused by the service and said as a clock difference; a negative or too large take is refused before any request', async () => {
-    const {sim, clock, read} = await setUp(5);
-    try {
+  test('a bound in the future is refused by the service and said as a clock difference; a negative or too large take is refused before any request', () =>
+    withList(5, async ({sim, clock, read}) => {
       await expect(read({until: clock.now() + 86_400_000})).rejects.toThrow(
         /Listing the invitations for quest .* failed: the service rejected until .* as in the future/
       );
@@ -161,14 +154,10 @@ describe('a list read page by page (paged-list)', () => {
       await expect(read({take: 0})).rejects.toThrow(/at least one item per page/);
       await expect(read({since: 2000, until: 1000})).rejects.toThrow(/since .* lies after its until/);
       expect(sim.requests('invitations')).toHaveLength(before);
-    } finally {
-      await sim.close();
-    }
-  });
+    }));
 
-  test("the rate limit is waited out by the connection (the request path's own), and the read goes on", async () => {
-    const {sim, clock, read} = await setUp(6);
-    try {
+  test("the rate limit is waited out by the connection (the request path's own), and the read goes on", () =>
+    withList(6, async ({sim, clock, read}) => {
       const all = await wholeList(sim);
       sim.setFaults({rateLimit: {limit: 2, windowMs: 60_000, retryAfter: true}});
       const started = clock.now();
@@ -176,8 +165,5 @@ describe('a list read page by page (paged-list)', () => {
       expect(pages.flat()).toEqual(all);
       // One more request than items, two a minute: the read waited for the windows on the clock.
       expect(clock.now() - started).toBeGreaterThanOrEqual(Math.floor(all.length / 2) * 60_000);
-    } finally {
-      await sim.close();
-    }
-  });
+    }));
 });
