@@ -12,15 +12,17 @@ import {simConfig} from '../helpers/fixtures';
 
 const QUEST = 'a9e10000-0000-4000-8000-000000000001';
 
+/** What these cases keep of an invitation: its id, and the time since/until filter on. */
 interface Item {
-  id: string;
-  createdAt: string;
+  invitationId: string;
+  addedAt: string;
 }
 
 const asItem = (raw: unknown): Item => {
-  const {id, createdAt} = raw as Item;
-  if (typeof id !== 'string' || typeof createdAt !== 'string') throw new Error(`not an invitation: ${String(raw)}`);
-  return {id, createdAt};
+  const {invitationId, addedAt} = raw as Item;
+  if (typeof invitationId !== 'string' || typeof addedAt !== 'string')
+    throw new Error(`not an invitation: ${JSON.stringify(raw)}`);
+  return {invitationId, addedAt};
 };
 
 /** A simulator with one quest, and its list read through a connection on the simulator's clock. */
@@ -29,18 +31,18 @@ async function setUp(seed: number) {
   const sim = await startSimulator({
     clock,
     seed,
-    quests: [{id: QUEST, rows: 5, firstCreatedAt: new Date(clock.now() - 10 * 86_400_000).toISOString()}],
+    quests: [
+      {id: QUEST, rows: 5, invitations: 7, firstCreatedAt: new Date(clock.now() - 10 * 86_400_000).toISOString()},
+    ],
   });
   const {config} = parseConfig(simConfig(sim), clock.now());
-  const {api, authenticate} = openConnection(config, {
+  const {api} = openConnection(config, {
     runtime: clock,
     logger: quietLogger(),
     onSecret: () => undefined,
     policy: retryPolicy('sync', 10_000),
     idleTimeoutMs: 10_000,
   });
-  // A token for the requests made outside the reader (wholeList).
-  await authenticate();
   const reports: PageReport[] = [];
   const read = async (options: {take?: number; since?: number; until?: number} = {}) => {
     const pages: Item[][] = [];
@@ -65,13 +67,9 @@ async function withList(seed: number, fn: (list: Awaited<ReturnType<typeof setUp
   }
 }
 
-/** The whole list as the service has it, asked for in one request outside the reader. */
-async function wholeList(sim: Simulator): Promise<Item[]> {
-  const token = sim.issuedTokens().at(-1);
-  const response = await fetch(`${sim.apiUrl}/v1/quests/${QUEST}/invitations?skip=0&take=1000`, {
-    headers: {Authorization: `Bearer ${token}`},
-  });
-  return ((await response.json()) as unknown[]).map(asItem);
+/** The whole list as the simulator has it (its ground truth). */
+function wholeList(sim: Simulator): Item[] {
+  return sim.invitations(QUEST).map(asItem);
 }
 
 /** The skip and take of each list request the simulator saw. */
@@ -85,13 +83,13 @@ describe('a list read page by page (paged-list)', () => {
   test('pages of exactly take items are followed by another request; the list ends with an empty page; each page is reported', () =>
     withList(1, async ({sim, read, reports}) => {
       const pages = await read({take: 2});
-      const all = await wholeList(sim);
+      const all = wholeList(sim);
       expect(all.length).toBeGreaterThanOrEqual(3);
       expect(pages.flat()).toEqual(all);
       expect(pages.every((p) => p.length <= 2)).toBe(true);
       // skip moves on by the items received; the request after the last item gets the empty page.
       const skips = [...Array(Math.ceil(all.length / 2)).keys()].map((k) => k * 2).concat(all.length);
-      expect(asked(sim).slice(0, -1)).toEqual(skips.map((skip) => [skip, 2]));
+      expect(asked(sim)).toEqual(skips.map((skip) => [skip, 2]));
       expect(reports.map((r) => r.count)).toEqual(skips.map((skip) => Math.max(0, Math.min(2, all.length - skip))));
       expect(reports.map((r) => r.index)).toEqual(skips.map((_, i) => i));
     }));
@@ -99,24 +97,21 @@ describe('a list read page by page (paged-list)', () => {
   test('take is at most 1000 by default; since is exclusive and until inclusive, sent with milliseconds', () =>
     withList(2, async ({sim, read}) => {
       await read();
-      const all = await wholeList(sim);
+      const all = wholeList(sim);
       expect(asked(sim)[0]).toEqual([0, 1000]);
-      const since = Date.parse(all[0].createdAt);
-      const until = Date.parse(all[2].createdAt);
+      const since = Date.parse(all[0].addedAt);
+      const until = Date.parse(all[2].addedAt);
       const pages = await read({since, until});
       expect(pages.flat()).toEqual(all.slice(1, 3));
       const last = new URLSearchParams(sim.requests('invitations').at(-1)?.query ?? '');
-      expect([last.get('since'), last.get('until')]).toEqual([all[0].createdAt, all[2].createdAt]);
+      expect([last.get('since'), last.get('until')]).toEqual([all[0].addedAt, all[2].addedAt]);
     }));
 
   test('a page shorter than take is not taken as the end: a service that caps its pages below take is read whole', () =>
     withList(3, async ({sim, read}) => {
-      const all = await wholeList(sim);
+      const all = wholeList(sim);
       // The service answers at most 2 items, whatever take asks for.
-      sim.on('invitations', (ctx) => {
-        const skip = Number(ctx.url.searchParams.get('skip'));
-        ctx.json(200, all.slice(skip, skip + 2));
-      });
+      sim.setInvitationList({maxTake: 2});
       const before = asked(sim).length;
       const pages = await read({take: 5});
       expect(pages.flat()).toEqual(all);
@@ -129,11 +124,8 @@ describe('a list read page by page (paged-list)', () => {
 
   test('a list wrapped in an object reads; a service that ignores skip is an error, not a list without end', () =>
     withList(4, async ({sim, read}) => {
-      const all = await wholeList(sim);
-      sim.on('invitations', (ctx) => {
-        const skip = Number(ctx.url.searchParams.get('skip'));
-        ctx.json(200, {items: all.slice(skip, skip + 2), total: all.length});
-      });
+      const all = wholeList(sim);
+      sim.setInvitationList({wrapper: 'items'});
       expect((await read({take: 2})).flat()).toEqual(all);
       sim.on('invitations', (ctx) => ctx.json(200, {items: all.slice(0, 2), total: all.length}));
       await expect(read({take: 2})).rejects.toThrow(
@@ -158,7 +150,7 @@ describe('a list read page by page (paged-list)', () => {
 
   test("the rate limit is waited out by the connection (the request path's own), and the read goes on", () =>
     withList(6, async ({sim, clock, read}) => {
-      const all = await wholeList(sim);
+      const all = wholeList(sim);
       sim.setFaults({rateLimit: {limit: 2, windowMs: 60_000, retryAfter: true}});
       const started = clock.now();
       const pages = await read({take: 1});
