@@ -1,21 +1,33 @@
 import {CellCut, QUOTE, RowBatch} from '../csv/rows';
-import {RecordField, RecordShape} from '../sync/output-port';
+import {cellNumber, RecordField, RecordShape} from '../sync/output-port';
 import {copy, jsonKey, writeText} from './json-bytes';
 import {END, HASH_BYTES, RecordEncoder} from './record-encoder';
 
 const NULL = Buffer.from('null');
 
-/** Whether the cell's text bytes[i, e) is a plain decimal number (PLAIN_NUMBER in output-port.ts). */
+/**
+ * Whether the cell's text bytes[i, e) is a number `value_number` takes (cellNumber in output-port.ts):
+ * a plain decimal number, and when it has more than 15 digits, one whose value a double holds (up to
+ * 15 significant digits always read back the same: DBL_DIG).
+ */
 function plainNumber(bytes: Uint8Array, i: number, e: number): boolean {
+  const start = i;
   if (i < e && bytes[i] === 45) i++; // -
   const digits = i;
   while (i < e && bytes[i] >= 48 && bytes[i] <= 57) i++;
   if (i === digits || (i - digits > 1 && bytes[digits] === 48)) return false;
-  if (i === e) return true;
-  if (bytes[i] !== 46) return false; // .
-  const fraction = ++i;
-  while (i < e && bytes[i] >= 48 && bytes[i] <= 57) i++;
-  return i > fraction && i === e;
+  let count = i - digits;
+  if (i < e) {
+    if (bytes[i] !== 46) return false; // .
+    const fraction = ++i;
+    while (i < e && bytes[i] >= 48 && bytes[i] <= 57) i++;
+    if (i === fraction || i !== e) return false;
+    count += i - fraction;
+  }
+  return (
+    count <= 15 ||
+    cellNumber(Buffer.from(bytes.buffer, bytes.byteOffset + start, e - start).toString('latin1')) !== null
+  );
 }
 
 /**

@@ -86,6 +86,28 @@ export interface RecordShape {
 /** A plain decimal number, as JSON writes it: no sign but '-', no leading zero, no exponent. */
 export const PLAIN_NUMBER = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?$/;
 
+/** A decimal text's value as its significant digits and the power of ten before them ("-0.0120" -> "12e-1"; zero -> "0"). */
+function decimalOf(text: string): string {
+  const [, int = '', fraction = '', exponent = '0'] = /^-?(\d*)(?:\.(\d*))?(?:e([+-]?\d+))?$/i.exec(text) ?? [];
+  const digits = int + fraction;
+  const lead = digits.length - digits.replace(/^0+/, '').length;
+  const significant = digits.slice(lead).replace(/0+$/, '');
+  if (!significant) return '0';
+  return `${text.startsWith('-') ? '-' : ''}${significant}e${int.length - lead + Number(exponent)}`;
+}
+
+/**
+ * The cell's text as `value_number`: a plain decimal number (PLAIN_NUMBER) whose value a double holds,
+ * that is, the double's shortest text is the same decimal (`1.50` is 1.5 and `0.1` is 0.1, but
+ * `9007199254740993` reads back as …992 and 400 digits as Infinity: null, the text stays in `value`).
+ * `-0` is zero. An exponent, a leading `+`, a leading zero or white space is text, not a number.
+ */
+export function cellNumber(text: string): number | null {
+  if (!PLAIN_NUMBER.test(text)) return null;
+  const n = Number(text);
+  return decimalOf(String(n)) === decimalOf(text) ? n : null;
+}
+
 function cellValue(row: readonly string[], index: number, salt?: string): string | null {
   const cell = row[index];
   if (cell === undefined || cell === '') return null;
@@ -116,7 +138,7 @@ export function shapeRecords(shape: RecordShape, row: readonly string[]): Record
     const record: Record<string, unknown> = Object.assign(Object.create(null), data);
     for (const c of cell.constants) record[c.name] = c.value;
     record[value] = text;
-    record[number] = !cell.hash && PLAIN_NUMBER.test(text) ? Number(text) : null;
+    record[number] = cell.hash ? null : cellNumber(text);
     for (const field of after) Object.assign(record, fieldValue(field, row, salt));
     return [record];
   });

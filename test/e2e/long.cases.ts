@@ -14,6 +14,17 @@ const DAY = 86_400_000;
 const A = 'c0b10000-0000-4000-8000-0000000001a0';
 const B = 'c0b10000-0000-4000-8000-0000000001b0';
 const EMPTY = 'c0b10000-0000-4000-8000-0000000001e0';
+/** A configured catalog of the `answers` stream alone, incremental. */
+const LONG_CATALOG = {
+  streams: [
+    {
+      stream: {name: 'answers', json_schema: {type: 'object'}, supported_sync_modes: ['incremental']},
+      sync_mode: 'incremental',
+      cursor_field: [CURSOR_FIELD],
+      destination_sync_mode: 'append',
+    },
+  ],
+};
 const SETTINGS: ExportSettings = {expandMultipleChoiceToColumns: true, includeRespondentInformation: true};
 
 /** A long-layout config for the world's simulator, start_date 60 days back. */
@@ -187,17 +198,11 @@ describe('stream_layout long', () => {
             );
           }
         });
-        const catalog = {
-          streams: [
-            {
-              stream: {name: 'answers', json_schema: {type: 'object'}, supported_sync_modes: ['incremental']},
-              sync_mode: 'incremental',
-              cursor_field: [CURSOR_FIELD],
-              destination_sync_mode: 'append',
-            },
-          ],
-        };
-        const run = await runHostile(server, 'read', {config: {stream_layout: 'long'}, catalog, killAfterMs: 40_000});
+        const run = await runHostile(server, 'read', {
+          config: {stream_layout: 'long'},
+          catalog: LONG_CATALOG,
+          killAfterMs: 40_000,
+        });
         expect(run.code).toBe(0);
         expect(server.requests('download').length).toBe(2);
         const got = answerRecords(run);
@@ -209,4 +214,33 @@ describe('stream_layout long', () => {
     },
     60_000
   );
+
+  test('value_number only where the cell reads back as the same number from a double; the text stays in value', async () => {
+    const cells: [string, number | null][] = [
+      ['12', 12],
+      ['-2.50', -2.5],
+      ['1.0', 1],
+      ['0.1', 0.1],
+      ['-0', -0],
+      ['9007199254740992', 9007199254740992],
+      ['9007199254740993', null],
+      ['1'.repeat(400), null],
+      ['1234567890123456.7', null],
+      ['1e3', null],
+      ['+47', null],
+      [' 4', null],
+      ['007', null],
+    ];
+    const Q = 'c0b10000-0000-4000-8000-0000000006a0';
+    const rows = rowsAt(cells.map(([text], i) => [1 + i / 100, text]));
+    await withServer({quests: [{id: Q, rows}]}, async (server) => {
+      const run = await runHostile(server, 'read', {config: {stream_layout: 'long'}, catalog: LONG_CATALOG});
+      expect(run.code).toBe(0);
+      const got = answerRecords(run)
+        .filter((a) => a.header === 'Q1 Comment')
+        .sort((a, b) => a.response_id.localeCompare(b.response_id));
+      expect(got.map((a) => [a.value, a.value_number])).toEqual(cells);
+      expectLongExact(server, Q, answerRecords(run));
+    });
+  });
 });

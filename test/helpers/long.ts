@@ -28,8 +28,18 @@ export const answerRecords = (run: Pick<RunResult, 'messages'> | RecordMessage[]
 export const answerKey = (a: Pick<AnswerRecord, 'quest_id' | 'response_id' | 'column'>): string =>
   `${a.quest_id} ${a.response_id} ${a.column}`;
 
-/** A plain decimal number, written by hand here: the test's own reading of "a number". */
-const isPlainNumber = (s: string): boolean => /^-?(0|[1-9]\d*)(\.\d+)?$/.test(s);
+/**
+ * The test's own reading of "a number", written by hand here: a plain decimal number that a double
+ * reads back as the same text, but for trailing fractional zeros and the sign of zero (for the
+ * magnitudes JavaScript writes without an exponent, which the tests' numbers keep to).
+ */
+const isPlainNumber = (s: string): boolean =>
+  /^-?(0|[1-9]\d*)(\.\d+)?$/.test(s) &&
+  String(Number(s)) ===
+    s
+      .replace(/(\.\d*?)0+$/, '$1')
+      .replace(/\.$/, '')
+      .replace(/^-0$/, '0');
 
 /**
  * The answers of the quest's truth, by key: each non-empty cell of every column but Response ID and

@@ -193,6 +193,22 @@ describe('long shapes and hashed cells', () => {
     '4 ',
     '-',
     '12345678901234567890.5',
+    '9007199254740993',
+    '9007199254740992',
+    '-9007199254740993',
+    '1'.repeat(400),
+    `0.${'0'.repeat(400)}1`,
+    '1234567890123456.7',
+    '123456789012345.5',
+    '0.1',
+    '0.30000000000000004',
+    '0.3000000000000000444',
+    '1.0',
+    '-2.50',
+    '100000000000000000000',
+    '1e3',
+    '+5',
+    '-0.0',
   ];
 
   function encodeLines(shape: RecordShape, rows: string[][], batchBytes = 512): string[] {
@@ -263,10 +279,30 @@ describe('long shapes and hashed cells', () => {
       [' 4', null],
       ['4 ', null],
       ['-', null],
-      ['12345678901234567890.5', Number('12345678901234567890.5')],
+      // A number a double cannot hold reads back as another: null, the text stays in value.
+      ['12345678901234567890.5', null],
+      ['9007199254740993', null],
+      ['9007199254740992', 9007199254740992],
+      ['-9007199254740993', null],
+      ['1'.repeat(400), null],
+      [`0.${'0'.repeat(400)}1`, null],
+      ['1234567890123456.7', null],
+      // Reads back as the same decimal: taken (0.1 is the double nearest to it, as every reader makes it).
+      ['123456789012345.5', 123456789012345.5],
+      ['0.1', 0.1],
+      ['0.30000000000000004', 0.30000000000000004],
+      ['0.3000000000000000444', null],
+      ['1.0', 1],
+      ['-2.50', -2.5],
+      ['100000000000000000000', 1e20],
+      ['1e3', null],
+      ['+5', null],
+      ['-0.0', -0],
     ]);
-    // The number is written digit for digit, as the cell has it.
-    expect(lines.filter((l) => l.includes('"value_number":12345678901234567890.5,'))).toHaveLength(2);
+    // The number is written digit for digit, as the cell has it; a text that is no number keeps value alone.
+    expect(lines.filter((l) => l.includes('"value_number":-2.50,'))).toHaveLength(2);
+    const long = lines.filter((l) => l.includes(`"value":"${'1'.repeat(400)}"`));
+    expect(long.map((l) => JSON.parse(l).record.data.value_number)).toEqual([null, null]);
     // A hashed cell: its HMAC, never a number.
     const hashed = shapeRecords(shape, TRICKY_CELLS).find((r) => r.column === 'c4');
     expect(hashed).toMatchObject({value: hmac(TRICKY_CELLS[4]), value_number: null, again: hmac(TRICKY_CELLS[3])});

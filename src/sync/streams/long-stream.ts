@@ -47,7 +47,7 @@ export function answersCatalogStream(config: QuestbackConfig) {
       value_number: {
         type: ['null', 'number'],
         description:
-          'The answer as a number when the cell is a plain decimal number (digits, an optional leading "-" and decimal point), else null.',
+          'The answer as a number when the cell is a plain decimal number (digits, an optional leading "-" and decimal point) that a double holds (it reads back as the same number), else null: the text is always in value.',
       },
       ...WINDOW_PROPERTIES,
     }),
