@@ -148,17 +148,27 @@ export function checkTogether(config: Record<string, unknown>): void {
   }
 }
 
-/** The ids, normalised (trimmed, lower case): each a UUID, each once. */
+/**
+ * A quest id as people copy it, normalised: spaces around it, upper case, or braces around it (as
+ * Windows tools copy a GUID) are cleaned; undefined when what is left is no UUID.
+ */
+export function questIdOf(text: string): string | undefined {
+  let id = text.trim();
+  if (id.startsWith('{') && id.endsWith('}')) id = id.slice(1, -1).trim();
+  return UUID.test(id) ? id.toLowerCase() : undefined;
+}
+
+/** The ids, normalised (questIdOf): each a UUID, each once. */
 function questIds(value: unknown, check: Check): string[] {
   const {key} = check;
   if (!Array.isArray(value)) fail(`'${key}' must be a list of quest ids. ${QUEST_IDS_HINT}`);
   if (value.length === 0) fail(`'${key}' must name at least one quest. ${QUEST_IDS_HINT}`);
   const seen = new Set<string>();
   return value.map((id, i) => {
-    if (typeof id !== 'string' || !UUID.test(id.trim())) {
+    const normal = typeof id === 'string' ? questIdOf(id) : undefined;
+    if (normal === undefined) {
       fail(`${key}[${i}] is ${JSON.stringify(id)}, which is not a quest id. ${QUEST_IDS_HINT}`);
     }
-    const normal = id.trim().toLowerCase();
     if (seen.has(normal)) fail(`quest id ${normal} is listed twice in '${key}'; list each quest once.`);
     seen.add(normal);
     return normal;

@@ -109,6 +109,27 @@ describe('options from the spec', () => {
   });
 });
 
+describe('quest_ids as people copy them', () => {
+  const ID = '1b4e28ba-2fa1-41d2-883f-0016d3cca427';
+  const OTHER = '3f6c1a52-8d4e-4b7a-9c21-5e0d7f8a1b34';
+
+  test('spaces, upper case and braces (a GUID as Windows tools copy it) are cleaned to the plain id', () => {
+    const {config} = parseConfig(
+      {...BASE, quest_ids: [` {${ID.toUpperCase()}} `, `{ ${OTHER} }`, '5E0D7F8A-1B34-4C21-9B7A-3F6C1A528D4E ']},
+      NOW
+    );
+    expect(config.quest_ids).toEqual([ID, OTHER, '5e0d7f8a-1b34-4c21-9b7a-3f6c1a528d4e']);
+  });
+
+  test.each([`{${ID}`, `${ID}}`, `{{${ID}}}`, `(${ID})`, '{}'])('%s is still not a quest id', (id) => {
+    expect(messageOf({quest_ids: [id]})).toContain(`quest_ids[0] is ${JSON.stringify(id)}, which is not a quest id.`);
+  });
+
+  test('an id in braces and the same id without are one quest listed twice', () => {
+    expect(messageOf({quest_ids: [ID, `{${ID}}`]})).toMatch(new RegExp(`quest id ${ID} is listed twice`));
+  });
+});
+
 describe('sensitive_columns and hash_salt', () => {
   const SALT = 'pepper of 16 chars+';
   const hashEmail = {sensitive_columns: [{column: 'E-mail', action: 'hash'}]};
