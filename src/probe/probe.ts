@@ -1,8 +1,9 @@
 import {randomUUID} from 'crypto';
+import VError from 'verror';
 
 import {findQuestInaccessible} from '../api/api-error';
 import {QuestbackConfig, SEPARATORS} from '../core/config';
-import {connectorError, errorMessage} from '../core/errors';
+import {connectorError, errorMessage, failureTypeOf} from '../core/errors';
 import {LIMITS} from '../core/limits';
 import {DAY_MS, formatDuration, MINUTE_MS, TimeWindow} from '../core/time';
 import {probeConnection, ProbeEnvironment} from './connection';
@@ -61,6 +62,8 @@ export async function runProbe(
   const separator = {name: config.field_separator, char: SEPARATORS[config.field_separator]};
   const runs: ExportRun[] = [];
   const skipped: string[] = [];
+  /** Why the first export the service did not make was not made: the probe's reason if it made none. */
+  let firstRefusal: unknown;
   let unknownAsked = false;
 
   logger.info(
@@ -184,6 +187,7 @@ export async function runProbe(
         );
       }
       if (signal.aborted) throw err;
+      if (!run.exportId) firstRefusal ??= err;
       run.problem = errorMessage(err);
       logger.warn(`Probe: the ${purpose} export: ${run.problem}`);
     }
@@ -229,6 +233,10 @@ export async function runProbe(
   const emptySeen = samples.some((run) => run.file?.complete && run.file.rows === 0);
   if (!emptySeen && mayExport('the export of a window without responses'))
     await exportAndRead('empty window', EMPTY_WINDOW);
+  // A create answered in a way the connector does not expect (another status, no exportId) is a verdict to
+  // report, not a refusal.
+  const accepted = log.of('create').some((answer) => answer.status < 400);
+  if (!accepted) throw couldNotExport(questId, runs.length, firstRefusal);
   if (!unknownAsked) skipped.push('the status of an unknown export: no export was created first');
 
   const verdicts = judge({apiUrl: config.api_url, separator, log, exports: runs, boundary});
@@ -262,4 +270,17 @@ function boundaryWindow(
   let best = 1;
   for (let i = 2; i < times.length; i++) if (times[i] - times[i - 1] < times[best] - times[best - 1]) best = i;
   return {window: {since: times[best - 1], until: times[best]}};
+}
+
+/**
+ * The service refused every export the probe asked for: every verdict about exports, files and filters
+ * would be unknown, so the probe did not run, and says why (the first refusal, with its failure type).
+ */
+function couldNotExport(questId: string, asked: number, refusal: unknown): VError {
+  return connectorError(
+    failureTypeOf(refusal),
+    `The probe could not run: the service refused all ${asked} export(s) of quest ${questId} it was asked for, so nothing about exports, their files and their filters could be checked. The first refusal: ${errorMessage(refusal)} Run the probe again when the service creates exports of this quest (a sync needs that too); if it keeps refusing, send this message to Questback support.`,
+    {questId},
+    refusal instanceof Error ? refusal : undefined
+  );
 }

@@ -33,6 +33,12 @@ export function summaryLine(verdicts: readonly Verdict[]): string {
   return `${n.confirmed} confirmed, ${n.contradicted} contradicted, ${n.unknown} unknown`;
 }
 
+/** The exports the service made (those with an id to follow), of those asked for: the table's rows say what became of each. */
+function exportCount(runs: readonly ExportRun[]): string {
+  const made = runs.filter((run) => run.exportId).length;
+  return made === runs.length ? `${made}` : `${made} of ${runs.length} asked for`;
+}
+
 function exportRow(run: ExportRun): string[] {
   // The boundary window lies between two responses' creation times: those are data, so only its length is shown.
   const window =
@@ -70,7 +76,7 @@ export function renderReport(result: ProbeResult, connector: string): string {
         ],
         ['api_url', result.apiUrl],
         ['Quest', `\`${result.questId}\``],
-        ['Exports', `${result.exports.length}`],
+        ['Exports', exportCount(result.exports)],
       ]
     ),
     '',

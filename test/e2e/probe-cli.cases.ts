@@ -88,6 +88,45 @@ describe('bin/main probe', () => {
     }
   });
 
+  test('a service that refuses every export: exit 1, "could not run" and why, no verdicts and no report', async () => {
+    const sim = await simulator({faults: {refuseCreates: 400}});
+    try {
+      const {result, report} = await probe(sim);
+      expect(result.code).toBe(1);
+      const errors = errorTraces(result.messages);
+      expect(errors).toHaveLength(1);
+      expect(errors[0].trace.error).toMatchObject({
+        failure_type: 'config_error',
+        message: expect.stringMatching(
+          new RegExp(
+            `^The probe could not run: the service refused all 3 export\\(s\\) of quest ${QUEST} it was asked for, so nothing about exports, their files and their filters could be checked\\. The first refusal: Creating an export for quest ${QUEST} failed: HTTP 400 - `
+          )
+        ),
+      });
+      // Nothing is counted or judged of what did not happen.
+      expect(
+        logs(result).filter((l) => /^Probe: (CONFIRMED|CONTRADICTED|UNKNOWN) |^Probe finished/.test(l.message))
+      ).toEqual([]);
+      expect(report).toBeUndefined();
+      expect(sim.exports()).toEqual([]);
+    } finally {
+      await sim.close();
+    }
+  });
+
+  test('an export the service did not make is counted apart from those it made', async () => {
+    const sim = await simulator({exportDurationMs: 1200});
+    try {
+      sim.on('create', (ctx) => (ctx.n === 1 ? ctx.next() : ctx.problem(400, 'No more exports of this quest today')));
+      const {result, report} = await probe(sim);
+      expect(result.code).not.toBe(1);
+      expect(sim.exports()).toHaveLength(1);
+      expect(report).toMatch(/\| Exports \| 1 of [23] asked for \|/);
+    } finally {
+      await sim.close();
+    }
+  });
+
   test('cannot run: exit 1 with an error trace, and no report', async () => {
     const sim = await simulator();
     try {
