@@ -2,6 +2,7 @@ import {AxiosInstance} from 'axios';
 import {IncomingMessage} from 'http';
 
 import {QuestbackConfig} from '../core/config';
+import {EXPORT_SETTING_OPTIONS, ExportSettingsFromSpec} from '../core/spec';
 import {isLoopbackHost} from '../core/config-rules';
 import {connectorError} from '../core/errors';
 import {LIMITS} from '../core/limits';
@@ -13,25 +14,12 @@ import {bodyExcerpt, describeProblem, looksLikeHtml, parseProblemDetails} from '
 import {ListOptions, pagedList, requestPage} from './paged-list';
 import {discard, jsonObject, readSmallBody, send} from './request';
 
-/** The export settings the service takes; only CSV is read by this connector. */
-export interface ExportSettings {
-  exportType: 'CSV';
-  valueType: string;
-  expandMultipleChoiceToColumns: boolean;
-  includeRespondentInformation: boolean;
-  fieldSeparator: string;
-  showOtherAsText: boolean;
-}
+/** The export settings the service takes (each from its option, spec-declaration.ts); only CSV is read by this connector. */
+export type ExportSettings = {exportType: 'CSV'} & ExportSettingsFromSpec;
 
 export function exportSettings(config: QuestbackConfig): ExportSettings {
-  return {
-    exportType: 'CSV',
-    valueType: config.value_type,
-    expandMultipleChoiceToColumns: config.expand_multiple_choice_to_columns,
-    includeRespondentInformation: config.include_respondent_information,
-    fieldSeparator: config.field_separator,
-    showOtherAsText: config.show_other_as_text,
-  };
+  const settings = Object.fromEntries(EXPORT_SETTING_OPTIONS.map(([option, setting]) => [setting, config[option]]));
+  return {exportType: 'CSV', ...settings} as ExportSettings;
 }
 
 export type CreateResult =

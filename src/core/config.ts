@@ -1,67 +1,33 @@
 import {Check, checkTogether, closestOption, fail, RULES} from './config-rules';
 import {connectorError} from './errors';
 import {SecretScrubber} from './secrets';
-import {connectorSpec, violation} from './spec';
+import {ConfigFromSpec, connectorSpec, DefaultedOption, violation} from './spec';
+
+/** The user's settings after defaults were applied and everything was validated (their types follow from the spec). */
+export type QuestbackConfig = ConfigFromSpec;
 
 /**
  * "warehouse" (default): names made from each header text alone (sync/streams/column-names.ts), stable across
  * survey edits. "survey": the header texts as they are; long texts sharing their first 63 characters
  * clash in Postgres, which can fail Airbyte's Postgres destination.
  */
-export type ColumnNames = 'warehouse' | 'survey';
+export type ColumnNames = QuestbackConfig['column_names'];
 
 /**
  * "per_quest" (default): a stream per quest, each answer column its own field. "combined": one
  * stream `responses` for every quest, the answers in one object keyed by their header texts.
  * "long": one stream `answers` for every quest, a record per non-empty answer cell.
  */
-export type StreamLayout = 'per_quest' | 'combined' | 'long';
+export type StreamLayout = QuestbackConfig['stream_layout'];
+
+/** A column named in sensitive_columns (by header text, column name, or question) and what happens to its values. */
+export type SensitiveColumn = QuestbackConfig['sensitive_columns'][number];
 
 /** What happens to a sensitive column's values before a record leaves the connector. */
-export type SensitiveAction = 'hash' | 'drop' | 'keep';
-
-/** A column named in sensitive_columns: by header text, column name, or question. */
-export interface SensitiveColumn {
-  column: string;
-  action: SensitiveAction;
-}
-
-/** The user's settings after defaults were applied and everything was validated. */
-export interface QuestbackConfig {
-  client_id: string;
-  client_secret: string;
-  project_id: string;
-  api_url: string;
-  auth_url: string;
-  quest_ids: string[];
-  start_date: string;
-  target_rows_per_export: number;
-  /** A cap on the length of one export window; undefined lets the windows follow the data. */
-  window_days?: number;
-  lookback_days: number;
-  settle_seconds: number;
-  max_concurrent_exports: number;
-  export_timeout_minutes: number;
-  request_timeout_seconds: number;
-  column_names: ColumnNames;
-  stream_layout: StreamLayout;
-  skip_inaccessible_quests: boolean;
-  accept_stray_quotes: boolean;
-  value_type: string;
-  expand_multiple_choice_to_columns: boolean;
-  include_respondent_information: boolean;
-  show_other_as_text: boolean;
-  field_separator: string;
-  sensitive_columns: SensitiveColumn[];
-  /** The key of the hashes of sensitive columns; present whenever a column is hashed. */
-  hash_salt?: string;
-}
+export type SensitiveAction = SensitiveColumn['action'];
 
 /** The options that have a default in the spec, with it. */
-export type DefaultedOptions = Omit<
-  QuestbackConfig,
-  'client_id' | 'client_secret' | 'quest_ids' | 'start_date' | 'window_days' | 'hash_salt'
->;
+export type DefaultedOptions = Pick<QuestbackConfig, DefaultedOption>;
 
 const SPEC = connectorSpec().connectionSpecification;
 
@@ -71,9 +37,6 @@ export const DEFAULTS: Readonly<DefaultedOptions> = Object.fromEntries(
     .filter(([, option]) => option.default !== undefined)
     .map(([name, option]) => [name, option.default])
 ) as unknown as DefaultedOptions;
-
-/** Every option the spec knows; anything else in a config file is a typo or a leftover. */
-export const KNOWN_OPTIONS: readonly string[] = Object.keys(SPEC.properties);
 
 /** The service's separator names (the spec lists them) and the character each one means in the CSV. */
 export const SEPARATORS: Record<string, string> = {PIPE: '|', COMMA: ',', SEMICOLON: ';', TAB: '\t'};
@@ -141,7 +104,7 @@ export interface ParsedConfig {
 }
 
 /**
- * Validates the raw config file against resources/spec.json and applies its defaults; throws a
+ * Validates the raw config file against the spec (spec-declaration.ts) and applies its defaults; throws a
  * config_error naming the field and what to do. Its messages never carry the client secret, in any
  * form, even when it was pasted into another setting and validation fails before the secret is
  * known to the output's scrubber.

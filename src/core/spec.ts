@@ -1,7 +1,6 @@
-import fs from 'fs';
 import VError from 'verror';
 
-import {projectFile} from './project-file';
+import {SPEC_DECLARATION} from './spec-declaration';
 import {parseUtcTimestamp} from './time';
 
 /** One option of the spec: the JSON Schema keywords the spec uses, and Airbyte's form keywords. */
@@ -26,7 +25,7 @@ export interface OptionSchema {
   airbyte_secret?: boolean;
 }
 
-/** resources/spec.json: the one list of the connector's options, their defaults and their ranges. */
+/** The connector's spec (spec-declaration.ts, written out as resources/spec.json): its options, defaults and ranges. */
 export interface ConnectorSpec {
   connectionSpecification: {
     required: readonly string[];
@@ -68,7 +67,11 @@ const ANNOTATIONS = [
 function checkKeywords(schema: object, where: string): void {
   for (const [keyword, value] of Object.entries(schema)) {
     if (!VALIDATED.includes(keyword) && !ANNOTATIONS.includes(keyword)) {
-      throw new VError('resources/spec.json: %s uses "%s", which the config validation does not know', where, keyword);
+      throw new VError(
+        'the spec (spec-declaration.ts): %s uses "%s", which the config validation does not know',
+        where,
+        keyword
+      );
     }
     if (keyword === 'items') checkKeywords(value as object, `${where}.items`);
     if (keyword === 'properties') {
@@ -79,15 +82,68 @@ function checkKeywords(schema: object, where: string): void {
 
 let loaded: ConnectorSpec | undefined;
 
-/** The connector's spec, read once. */
+/** The connector's spec as Airbyte gets it: the declaration without what only the connector uses (exportSetting). */
 export function connectorSpec(): ConnectorSpec {
   if (!loaded) {
-    const spec = JSON.parse(fs.readFileSync(projectFile('resources/spec.json'), 'utf8')) as ConnectorSpec;
-    for (const [name, option] of Object.entries(spec.connectionSpecification.properties)) checkKeywords(option, name);
-    loaded = spec;
+    const declared = SPEC_DECLARATION.connectionSpecification;
+    const properties = Object.fromEntries(
+      Object.entries(declared.properties).map(([name, option]) => {
+        const {exportSetting: _sent, ...schema} = option as OptionSchema & {order: number; exportSetting?: string};
+        checkKeywords(schema, name);
+        return [name, schema];
+      })
+    );
+    loaded = {...SPEC_DECLARATION, connectionSpecification: {...declared, properties}};
   }
   return loaded;
 }
+
+type Options = typeof SPEC_DECLARATION.connectionSpecification.properties;
+
+/** The value an option's schema admits, as a TypeScript type. */
+type ValueOf<S> = S extends {enum: readonly (infer E)[]}
+  ? E
+  : S extends {type: 'string'}
+    ? string
+    : S extends {type: 'integer' | 'number'}
+      ? number
+      : S extends {type: 'boolean'}
+        ? boolean
+        : S extends {type: 'array'; items: infer I}
+          ? ValueOf<I>[]
+          : S extends {type: 'object'; properties: infer P; required: readonly (infer R)[]}
+            ? ObjectOf<P, R & keyof P>
+            : never;
+
+/** An object of these fields, those named `Present` always there, the others optional. */
+type ObjectOf<P, Present extends keyof P> = {-readonly [K in Present]: ValueOf<P[K]>} & {
+  -readonly [K in Exclude<keyof P, Present>]?: ValueOf<P[K]>;
+} extends infer O
+  ? {[K in keyof O]: O[K]}
+  : never;
+
+/** The options that have a default in the spec. */
+export type DefaultedOption = {[K in keyof Options]: Options[K] extends {default: unknown} ? K : never}[keyof Options];
+
+/** The config after validation: the options the spec requires or gives a default are always there. */
+export type ConfigFromSpec = ObjectOf<
+  Options,
+  DefaultedOption | (typeof SPEC_DECLARATION.connectionSpecification.required)[number]
+>;
+
+/** The export settings the options are sent as (their `exportSetting`), each of its option's type. */
+export type ExportSettingsFromSpec = {
+  -readonly [K in keyof Options as Options[K] extends {exportSetting: infer N extends string} ? N : never]: ValueOf<
+    Options[K]
+  >;
+};
+
+/** Each option sent as an export setting and the setting's name, in the declaration's order. */
+export const EXPORT_SETTING_OPTIONS: readonly (readonly [keyof Options, string])[] = Object.entries(
+  SPEC_DECLARATION.connectionSpecification.properties
+).flatMap(([name, option]) =>
+  'exportSetting' in option ? [[name as keyof Options, option.exportSetting] as const] : []
+);
 
 /** What a value breaks of an option's schema: the keyword (and, inside a list, the item's index); undefined if nothing. */
 export interface Violation {

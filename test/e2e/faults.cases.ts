@@ -1,14 +1,5 @@
-import {configuredCatalog, startWorld, streamOf, World} from '../helpers/fixtures';
+import {configuredCatalog, DEFAULT_EXPORT_SETTINGS, startWorld, streamOf, World} from '../helpers/fixtures';
 import {committed, stateFile} from '../helpers/connector';
-
-const SETTINGS = {
-  exportType: 'CSV',
-  valueType: 'ORDER_NUMBER',
-  expandMultipleChoiceToColumns: false,
-  includeRespondentInformation: false,
-  fieldSeparator: 'PIPE',
-  showOtherAsText: false,
-};
 
 describe('under injected faults', () => {
   let world: World | undefined;
@@ -86,7 +77,7 @@ describe('under injected faults', () => {
     expect(stats.tokens).toBeGreaterThan(1);
     for (const quest of sim.quests) {
       const stream = streamOf(quest.id);
-      const {header, rows} = sim.groundTruth(quest.id, SETTINGS);
+      const {header, rows} = sim.groundTruth(quest.id, DEFAULT_EXPORT_SETTINGS);
       const ids = rows.map((row) => row[header.indexOf('Response ID')]);
       const got = [...delivered.entries()].filter(([k]) => k.startsWith(`${stream}/`));
       expect(got.map(([k]) => k.slice(stream.length + 1)).sort()).toEqual([...ids].sort());

@@ -1,23 +1,14 @@
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 
-import {configuredCatalog, startWorld, streamOf, World} from '../helpers/fixtures';
+import {configuredCatalog, DEFAULT_EXPORT_SETTINGS, startWorld, streamOf, World} from '../helpers/fixtures';
 import {records, stateFile, states, statusesByStream, RunResult, RecordMessage} from '../helpers/connector';
 import {warehouseNames} from '../../src/sync/streams/column-names';
 import {Simulator} from '../../simulator';
 
-const SETTINGS = {
-  exportType: 'CSV',
-  valueType: 'ORDER_NUMBER',
-  expandMultipleChoiceToColumns: false,
-  includeRespondentInformation: false,
-  fieldSeparator: 'PIPE',
-  showOtherAsText: false,
-};
-
 /** The ground truth of a quest as the records should carry it: header name -> cell, empty -> null. */
 function expectedRows(sim: Simulator, questId: string): Map<string, Record<string, string | null>> {
-  const {header, rows} = sim.groundTruth(questId, SETTINGS);
+  const {header, rows} = sim.groundTruth(questId, DEFAULT_EXPORT_SETTINGS);
   const idIndex = header.indexOf('Response ID');
   return new Map(
     rows.map((row) => [
@@ -93,7 +84,10 @@ describe('a full sync against the simulator, through the command line', () => {
       expect(s.source_defined_primary_key).toEqual(s.name === COLUMNS ? [['quest_id'], ['column']] : [['response_id']]);
     }
     // One columns record per column of every quest, in every read, full or incremental.
-    const columnCount = sim.quests.reduce((n, q) => n + sim.groundTruth(q.id, SETTINGS).header.length, 0);
+    const columnCount = sim.quests.reduce(
+      (n, q) => n + sim.groundTruth(q.id, DEFAULT_EXPORT_SETTINGS).header.length,
+      0
+    );
     const ajv = new Ajv({strict: false});
     addFormats(ajv);
     const validators = new Map(catalog.catalog.streams.map((s) => [s.name, ajv.compile(s.json_schema)]));
@@ -220,8 +214,8 @@ describe('a full sync against the simulator, through the command line', () => {
     expectValid(result);
     expect(result.code).toBe(0);
     const quest = sim.quests[0];
-    const truth = sim.groundTruth(quest.id, {...SETTINGS, includeRespondentInformation: true});
-    const before = sim.groundTruth(quest.id, SETTINGS).header;
+    const truth = sim.groundTruth(quest.id, {...DEFAULT_EXPORT_SETTINGS, includeRespondentInformation: true});
+    const before = sim.groundTruth(quest.id, DEFAULT_EXPORT_SETTINGS).header;
     const added = warehouseNames(truth.header).filter((_h, i) => !before.includes(truth.header[i]));
     expect(added.length).toBeGreaterThan(0);
     const got = records(result.messages).filter((r) => r.record.stream === streamOf(quest.id));

@@ -1,3 +1,4 @@
+import {exportSettings} from '../../src/api/client';
 import {parseConfig, QuestbackConfig} from '../../src/core/config';
 import {warehouseNames} from '../../src/sync/streams/column-names';
 import {Simulator, SimulatorClock, SimulatorOptions, startSimulator} from '../../simulator';
@@ -32,6 +33,9 @@ export const REQUIRED_OPTIONS = {
 export function parsedConfig(overrides: Record<string, unknown> = {}): QuestbackConfig {
   return parseConfig({...REQUIRED_OPTIONS, ...overrides}, Date.now()).config;
 }
+
+/** The export settings a config of the defaults sends: the tests' one copy of them. */
+export const DEFAULT_EXPORT_SETTINGS = exportSettings(parsedConfig());
 
 /** A connector config for a running simulator, with the connector's defaults and a start_date 40 days back. */
 export function simConfig(sim: Simulator, overrides: Record<string, unknown> = {}): Record<string, unknown> {

@@ -4,6 +4,7 @@ import {AddressInfo} from 'net';
 import {QuestbackApi} from '../../src/api/client';
 import {createHttpClient, retryPolicy} from '../../src/api/http';
 import {quietLogger, virtualRuntime} from '../helpers/fake-api';
+import {DEFAULT_EXPORT_SETTINGS} from '../helpers/fixtures';
 
 type Answer = {status: number; headers?: Record<string, string>; body?: string};
 
@@ -26,15 +27,7 @@ function api(url: string): QuestbackApi {
     logger: quietLogger(),
     policy: retryPolicy('sync', 2000),
   });
-  const settings = {
-    exportType: 'CSV' as const,
-    valueType: 'ORDER_NUMBER',
-    expandMultipleChoiceToColumns: false,
-    includeRespondentInformation: false,
-    fieldSeparator: 'PIPE',
-    showOtherAsText: false,
-  };
-  return new QuestbackApi(http, url, settings, 2000);
+  return new QuestbackApi(http, url, DEFAULT_EXPORT_SETTINGS, 2000);
 }
 
 const FILE = '/v1/quests/q/exports/e/download';

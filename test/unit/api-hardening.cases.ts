@@ -17,6 +17,7 @@ import {failureTypeOf} from '../../src/core/errors';
 import {Runtime} from '../../src/core/runtime';
 import {secretForms} from '../../src/core/secrets';
 import {quietLogger, virtualRuntime} from '../helpers/fake-api';
+import {DEFAULT_EXPORT_SETTINGS} from '../helpers/fixtures';
 
 type Answer = {status: number; headers?: Record<string, string>; body?: string};
 
@@ -46,18 +47,9 @@ async function server(script: (path: string, n: number, method: string) => Answe
   };
 }
 
-const SETTINGS = {
-  exportType: 'CSV' as const,
-  valueType: 'ORDER_NUMBER',
-  expandMultipleChoiceToColumns: false,
-  includeRespondentInformation: false,
-  fieldSeparator: 'PIPE',
-  showOtherAsText: false,
-};
-
 function api(url: string, mode: 'sync' | 'check' = 'sync', runtime: Runtime = virtualRuntime()): QuestbackApi {
   const client = createHttpClient({baseURL: url, runtime, logger: quietLogger(), policy: retryPolicy(mode, 2000)});
-  return new QuestbackApi(client, url, SETTINGS, 2000);
+  return new QuestbackApi(client, url, DEFAULT_EXPORT_SETTINGS, 2000);
 }
 
 const STATUS = '/v1/quests/q/exports/e/status';

@@ -1,10 +1,13 @@
-// The config checks come from resources/spec.json: each option's schema decides, with JSON Schema's
+// The config checks come from the spec (src/core/spec-declaration.ts, written out as resources/spec.json): each option's schema decides, with JSON Schema's
 // meaning of its keywords, and the messages say what the schema asks for.
 
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
+import fs from 'fs';
 
+import {exportSettings} from '../../src/api/client';
 import {parseConfig} from '../../src/core/config';
+import {projectFile} from '../../src/core/project-file';
 import {connectorSpec, violation} from '../../src/core/spec';
 import {REQUIRED_OPTIONS} from '../helpers/fixtures';
 
@@ -51,6 +54,19 @@ function samples(): unknown[] {
 }
 
 describe('options from the spec', () => {
+  test('resources/spec.json is the declared spec written out (npm run spec writes it again)', () => {
+    // The same text but for layout (prettier's, which npm run lint checks): every key in the same order.
+    const written: unknown = JSON.parse(fs.readFileSync(projectFile('resources/spec.json'), 'utf8'));
+    expect(JSON.stringify(written, null, 1)).toBe(JSON.stringify(connectorSpec(), null, 1));
+  });
+
+  test('the export settings follow from the options, in the order their digest has always had', () => {
+    const settings = exportSettings(parseConfig({...BASE, value_type: 'TEXT', field_separator: 'TAB'}, NOW).config);
+    expect(JSON.stringify(settings)).toBe(
+      '{"exportType":"CSV","valueType":"TEXT","expandMultipleChoiceToColumns":false,"includeRespondentInformation":false,"fieldSeparator":"TAB","showOtherAsText":false}'
+    );
+  });
+
   test('each option checks a value as a JSON Schema validator does', () => {
     const ajv = new Ajv({strict: false});
     addFormats(ajv);
