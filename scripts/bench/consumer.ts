@@ -3,10 +3,15 @@
 // last state, notes when each stream status arrived, keeps the few other non-RECORD lines for checks,
 // and prints one JSON line (ConsumerReport, with its own CPU time) at the end. It works on Buffers, never decoding records,
 // so that it takes as little CPU as possible from the producer on a small machine.
+// BENCH_DATA_LINES=1: the producer is a tool that writes data lines only (a JSON object a row, no
+// protocol message), so every line counts as a record and none is decoded: a tool's row then costs
+// the consumer what a connector's RECORD line costs it (without it, each row went the way of a
+// STATE line, copied and decoded, and throttled the tool).
 
 import {ConsumerReport} from './types';
 
 const PREFIX = Buffer.from('{"type":"RECORD"');
+const DATA_LINES = process.env.BENCH_DATA_LINES === '1';
 const MAX_OTHERS = 500;
 const MAX_OTHER_CHARS = 2000;
 /**
@@ -110,7 +115,9 @@ function consume(chunk: Buffer): void {
     const nl = chunk.indexOf(10, pos);
     const lineEnd = nl === -1 ? chunk.length : nl;
     if (kind === undefined) {
-      if (head.length === 0 && lineEnd - pos >= PREFIX.length) {
+      if (DATA_LINES) {
+        classify(true);
+      } else if (head.length === 0 && lineEnd - pos >= PREFIX.length) {
         // The common case: the line's start lies wholly in this chunk, no copy needed.
         classify(isRecordAt(chunk, pos));
       } else {

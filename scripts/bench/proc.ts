@@ -130,6 +130,8 @@ export async function runPiped(
      * child processes get: a tool that opens /dev/stdout (DuckDB's COPY) cannot open a socket.
      */
     fifo?: boolean;
+    /** The producer writes data lines only (a tool's JSON rows): the consumer counts each as a record, decoding none. */
+    dataLines?: boolean;
   }
 ): Promise<PipedRun> {
   // The consumer first: the producer gets its stdin as stdout. The parent never reads that pipe
@@ -147,7 +149,11 @@ export async function runPiped(
   const consumer = start(process.execPath, [CONSUMER], {
     cwd: ROOT,
     stdio: [fifoEnds ? fifoEnds[0] : 'pipe', 'pipe', 'pipe'],
-    env: pace ? {...process.env, BENCH_PACE: `${pace.stallMs},${pace.portionBytes},${pace.pauseMs}`} : process.env,
+    env: {
+      ...process.env,
+      ...(pace ? {BENCH_PACE: `${pace.stallMs},${pace.portionBytes},${pace.pauseMs}`} : {}),
+      ...(opts.dataLines ? {BENCH_DATA_LINES: '1'} : {}),
+    },
   });
   const consumerOut: Buffer[] = [];
   consumer.stdout?.on('data', (d: Buffer) => consumerOut.push(d));

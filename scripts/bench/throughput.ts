@@ -216,6 +216,8 @@ async function throughput(ctx: BenchContext, rows: Row[], notes: string[]): Prom
           tmpDir,
           env,
           fifo: true,
+          // DuckDB and Miller write a JSON object a row and nothing else.
+          dataLines: who === 'duckdb' || who === 'miller',
           ...(command ? {command} : {}),
         });
         // The ceiling writes a record per physical line, the tools a JSON object per row.
@@ -383,7 +385,8 @@ function method(ctx: BenchContext): string {
     "of batches. Its rows/s is what reading the file costs without the connector's parsing and encoding. Two",
     'general-purpose tools read a local copy of the same file (no HTTP) into the same consumer: DuckDB (npm',
     "`@duckdb/node-api`, one thread, `read_csv` with every column text, `COPY ... TO '/dev/stdout' (FORMAT json)`: a",
-    'JSON object per row) and Miller where installed (`mlr --icsv --ifs "|" --ojsonl cat`). rows/s counts the',
+    'JSON object per row) and Miller where installed (`mlr --icsv --ifs "|" --ojsonl cat`); the consumer counts each',
+    "of their lines as a record without decoding it, as it counts the connector's RECORD lines. rows/s counts the",
     "file's CSV rows from the first RECORD line the consumer sees (for the tools, their first byte) to the end of the",
     "output, which leaves out the connector's wait for the export to be generated; the total wall time includes it.",
     `Peak RSS and CPU time (all threads) are the producer process's, from ${HAS_TIME ? '`/usr/bin/time`' : 'its own getrusage as it exits'}. MB is 10^6 bytes, MiB 2^20.`,
