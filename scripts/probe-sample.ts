@@ -51,7 +51,9 @@ async function formatMarkdown(text: string): Promise<string> {
 }
 
 /** The sample report: the probe of a spec-faithful simulator whose `Created` has seven fractional digits. */
-export async function sampleReport(clock: Runtime & SimulatorClock = {...systemRuntime, ...systemClock}): Promise<string> {
+export async function sampleReport(
+  clock: Runtime & SimulatorClock = {...systemRuntime, ...systemClock}
+): Promise<string> {
   const sim = await startSimulator({
     clock,
     seed: 7,

@@ -123,7 +123,7 @@ export function renderReport(result: ProbeResult, connector: string): string {
   return lines.join('\n');
 }
 
-/** The guide's table of what to do about each contradicted verdict (docs/questback.md). */
+/** The table of what to do about each contradicted verdict, on the probe's page (docs/probe.md). */
 export function adviceTable(): string {
   return table(
     ['verdict', 'the connector assumes', 'when contradicted'],
