@@ -2,6 +2,7 @@ import {prng} from '../helpers/fake-api';
 import {MAX_NAME_LENGTH, warehouseName, warehouseNames} from '../../src/sync/streams/column-names';
 import {Destination, destinationColumns, javaHashCode} from '../helpers/destinations';
 import {PRESETS} from '../../simulator/title-presets';
+import {recordColumns} from '../../src/sync/streams/record-columns';
 
 // The connector's own record fields (src/sync/streams/record-columns.ts), written out so that this test does not depend
 // on where that module lives.
@@ -512,5 +513,32 @@ describe('the destination emulation', () => {
     expect(() => destinationColumns([''], 'bigquery')).toThrow(/empty/);
     expect(() => destinationColumns([''], 'snowflake')).toThrow(/Empty/);
     expect(destinationColumns([''], 'postgres')[0]).toMatch(/^default_name_/);
+  });
+});
+
+describe('recordColumns with the names a configured schema pins', () => {
+  const header = ['Response ID', 'Created', 'Q1', 'Q1', 'q1', '', '', 'E-mail'];
+  const pinsOf = (texts: readonly string[], names: readonly string[]): Map<string, string[]> => {
+    const pins = new Map<string, string[]>();
+    texts.forEach((t, i) => pins.set(t, [...(pins.get(t) ?? []), names[i]]));
+    return pins;
+  };
+  const named = (texts: readonly string[], pins?: Map<string, string[]>): string[] =>
+    recordColumns(texts, 'warehouse', pins).map((c) => c.name);
+
+  test("the catalog discover gave: the read names every column as discover did, whatever the header's repeats", () => {
+    const discovered = named(header);
+    expect(named(header, pinsOf(header, discovered))).toEqual(discovered);
+    const survey = recordColumns(header, 'survey').map((c) => c.name);
+    expect(recordColumns(header, 'survey', pinsOf(header, survey)).map((c) => c.name)).toEqual(survey);
+  });
+
+  test('a question added whose name collides: every configured column keeps its name, repeats by occurrence', () => {
+    const discovered = named(header);
+    const edited = [...header, 'E mail'];
+    const got = named(edited, pinsOf(header, discovered));
+    expect(got.slice(0, header.length)).toEqual(discovered);
+    // The new text takes a name no configured column has (its hashed one, `e_mail` being pinned).
+    expect(got[header.length]).toMatch(/^e_mail_[0-9a-f]{8}$/);
   });
 });

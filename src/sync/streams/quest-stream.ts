@@ -107,8 +107,8 @@ export interface ConfiguredColumns {
   primaryKey?: string;
   /** Fields the configured schema types as date-time: their values are written as RFC 3339. */
   times: ReadonlySet<string>;
-  /** Header text -> the configured field it has (texts of one field only): names that must not move. */
-  pinned?: ReadonlyMap<string, string>;
+  /** Header text -> the configured fields it has, in the schema's order (one per occurrence): names that must not move. */
+  pinned?: ReadonlyMap<string, readonly string[]>;
 }
 
 function configuredColumns(configured: ConfiguredStream): ConfiguredColumns {
@@ -117,9 +117,8 @@ function configuredColumns(configured: ConfiguredStream): ConfiguredColumns {
   const titles = names.map((n) => (typeof properties[n]?.title === 'string' ? (properties[n].title as string) : n));
   const primaryKey = (configured.primary_key ?? configured.stream.source_defined_primary_key)?.[0]?.[0];
   const times = names.filter((n) => properties[n]?.format === 'date-time');
-  const pinned = new Map<string, string>();
-  titles.forEach((t, i) => pinned.set(t, pinned.has(t) ? '' : names[i]));
-  for (const [t, n] of pinned) if (!n) pinned.delete(t);
+  const pinned = new Map<string, string[]>();
+  titles.forEach((t, i) => pinned.set(t, [...(pinned.get(t) ?? []), names[i]]));
   return {
     names: new Set(names),
     times: new Set(times),
@@ -209,7 +208,8 @@ export class QuestColumns implements QuestRecords {
   private tellMoved(header: readonly string[], columns: readonly Column[]): void {
     const rule = recordColumns(header, this.config.column_names);
     columns.forEach((c, i) => {
-      if (c.name === rule[i].name || this.configured.pinned?.get(c.title) !== c.name || this.told.has(c.name)) return;
+      if (c.name === rule[i].name || !this.configured.pinned?.get(c.title)?.includes(c.name) || this.told.has(c.name))
+        return;
       this.told.add(c.name);
       // Plain texts that differ only in letter case or separators claim one name (column-names.ts).
       const plain = (t: string) => t.toLowerCase().replace(/[ _-]/g, '');

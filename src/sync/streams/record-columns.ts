@@ -21,21 +21,31 @@ export interface Column {
  * keeps as they are (the header text stays in the schema's title); "survey": the header texts, made
  * unique, as the survey shows them (destinations then rewrite them their own way).
  *
- * `pinned` (header text -> name, from the configured schema) keeps a name where the connection has
- * it: a text met once in the header keeps its pinned name, and the other texts are named by the
- * rule without those names, so a question added later never takes a configured column's name (two
- * texts that differ in case only would otherwise both move to hashed names).
+ * `pinned` (header text -> the names the configured schema gives it, in the schema's order) keeps a
+ * name where the connection has it. When the rule names the header as the connection does (a read
+ * with the catalog discover gave), the rule's names are the names, whatever the header's repeats.
+ * Else the k-th occurrence of a text keeps the k-th name pinned for it, and the other texts are named
+ * by the rule without those names, so a question added later never takes a configured column's name
+ * (two texts that differ in case only would otherwise both move to hashed names).
  */
 export function recordColumns(
   header: readonly string[],
   mode: ColumnNames,
-  pinned: ReadonlyMap<string, string> = new Map()
+  pinned: ReadonlyMap<string, readonly string[]> = new Map()
 ): Column[] {
-  const once = (text: string, i: number) => header.indexOf(text) === i && header.lastIndexOf(text) === i;
-  const kept = header.map((text, i) => (once(text, i) ? pinned.get(text) : undefined));
+  const byRule = (texts: readonly string[], reserved: ReadonlySet<string>): string[] =>
+    mode === 'warehouse' ? warehouseNames(texts, reserved) : columnsFromHeader(texts, reserved).names;
+  const seen = new Map<string, number>();
+  const kept = header.map((text) => {
+    const k = seen.get(text) ?? 0;
+    seen.set(text, k + 1);
+    return pinned.get(text)?.[k];
+  });
+  const rule = byRule(header, CONNECTOR_FIELDS);
+  if (kept.every((name, i) => name === undefined || name === rule[i]))
+    return header.map((title, i) => ({name: rule[i], title}));
   const rest = header.filter((_, i) => kept[i] === undefined);
-  const reserved = new Set([...CONNECTOR_FIELDS, ...kept.filter((n): n is string => n !== undefined)]);
-  const names = mode === 'warehouse' ? warehouseNames(rest, reserved) : columnsFromHeader(rest, reserved).names;
+  const names = byRule(rest, new Set([...CONNECTOR_FIELDS, ...kept.filter((n): n is string => n !== undefined)]));
   let next = 0;
   return header.map((title, i) => ({name: kept[i] ?? names[next++], title}));
 }
