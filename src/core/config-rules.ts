@@ -4,6 +4,7 @@
 import {connectorError} from './errors';
 import {connectorSpec, OptionSchema} from './spec';
 import {DAY_MS, parseUtcTimestamp} from './time';
+import {cut, quote} from './outside-text';
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
 
@@ -16,6 +17,7 @@ export function fail(message: string): never {
 }
 
 const OPTIONS = Object.keys(connectorSpec().connectionSpecification.properties);
+const MAX_TYPO_LENGTH = 100;
 
 /** Edit distance, for suggesting the option a misspelled key meant. */
 function distance(a: string, b: string): number {
@@ -34,6 +36,8 @@ function distance(a: string, b: string): number {
 
 /** The known option a key most likely meant, if any is close (case, separators and small typos). */
 export function closestOption(key: string): string | undefined {
+  // No option name is half as long: such a key is no typo of one (and the edit distance costs its length times theirs).
+  if (key.length > MAX_TYPO_LENGTH) return undefined;
   const normal = (s: string): string => s.toLowerCase().replace(/[^a-z0-9]/g, '');
   let best: {option: string; d: number} | undefined;
   for (const option of OPTIONS) {
@@ -126,12 +130,12 @@ function sensitiveColumns(value: unknown, check: Check): {column: string; action
     const action = typeof entry.action === 'string' ? entry.action.trim().toLowerCase() : undefined;
     if (action === undefined || !ACTIONS.includes(action)) {
       fail(
-        `${key}[${i}] (${JSON.stringify(column)}) must say what to do with the column: "action" is one of ${ACTIONS.join(', ')}, got ${JSON.stringify(entry.action ?? null)}.`
+        `${key}[${i}] (${quote(column)}) must say what to do with the column: "action" is one of ${ACTIONS.join(', ')}, got ${quote(entry.action ?? null)}.`
       );
     }
     const twice = seen.get(column);
     if (twice !== undefined)
-      fail(`${key}[${i}] names ${JSON.stringify(column)} again (see ${key}[${twice}]); list each column once.`);
+      fail(`${key}[${i}] names ${quote(column)} again (see ${key}[${twice}]); list each column once.`);
     seen.set(column, i);
     return {column, action};
   });
@@ -143,7 +147,7 @@ export function checkTogether(config: Record<string, unknown>): void {
   const hashed = columns.filter((c) => c.action === 'hash');
   if (hashed.length && config.hash_salt === undefined) {
     fail(
-      `'sensitive_columns' hashes ${hashed.map((c) => JSON.stringify(c.column)).join(', ')}, which needs 'hash_salt', the key of the hashes; it is missing. ${SALT_HINT}`
+      `'sensitive_columns' hashes ${hashed.map((c) => quote(c.column)).join(', ')}, which needs 'hash_salt', the key of the hashes; it is missing. ${SALT_HINT}`
     );
   }
 }
@@ -167,7 +171,7 @@ function questIds(value: unknown, check: Check): string[] {
   return value.map((id, i) => {
     const normal = typeof id === 'string' ? questIdOf(id) : undefined;
     if (normal === undefined) {
-      fail(`${key}[${i}] is ${JSON.stringify(id)}, which is not a quest id. ${QUEST_IDS_HINT}`);
+      fail(`${key}[${i}] is ${quote(id)}, which is not a quest id. ${QUEST_IDS_HINT}`);
     }
     if (seen.has(normal)) fail(`quest id ${normal} is listed twice in '${key}'; list each quest once.`);
     seen.add(normal);
@@ -180,11 +184,11 @@ function startDate(value: unknown, check: Check): string {
   const text = value as string;
   const ms = parseUtcTimestamp(text);
   if (ms === undefined) {
-    fail(`'${check.key}' must be an ISO 8601 UTC date-time like 2024-01-01T00:00:00Z, got ${JSON.stringify(text)}.`);
+    fail(`'${check.key}' must be an ISO 8601 UTC date-time like 2024-01-01T00:00:00Z, got ${quote(text)}.`);
   }
   if (ms > check.nowMs) {
     fail(
-      `'${check.key}' ${text} lies in the future, and the service rejects future time filters. Set it to the first day whose responses you want (today or earlier, UTC), ${startDateExample(check.nowMs)}.`
+      `'${check.key}' ${cut(text)} lies in the future, and the service rejects future time filters. Set it to the first day whose responses you want (today or earlier, UTC), ${startDateExample(check.nowMs)}.`
     );
   }
   return new Date(ms).toISOString();
@@ -204,12 +208,12 @@ function baseUrl(value: unknown, check: Check): string {
   try {
     url = new URL(text);
   } catch {
-    return fail(`'${key}' is not a valid URL: ${JSON.stringify(shown)}. Use the base address, e.g. ${example}.`);
+    return fail(`'${key}' is not a valid URL: ${quote(shown)}. Use the base address, e.g. ${example}.`);
   }
   if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
-    fail(`'${key}' must use https:// (plain http:// is accepted for localhost only, for testing): ${shown}.`);
+    fail(`'${key}' must use https:// (plain http:// is accepted for localhost only, for testing): ${cut(shown)}.`);
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') fail(`'${key}' must be an https:// URL: ${shown}.`);
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') fail(`'${key}' must be an https:// URL: ${cut(shown)}.`);
   if (url.search || url.hash || url.username || url.password) {
     fail(`'${key}' must be a plain base URL without credentials, query or fragment, e.g. ${example}.`);
   }
@@ -228,9 +232,7 @@ function baseUrl(value: unknown, check: Check): string {
 function upperCaseName(value: unknown, check: Check): string {
   const text = value as string;
   if (!/^[A-Z_]+$/.test(text)) {
-    fail(
-      `'${check.key}' must be an upper-case option name like ${String(check.option.default)}, got ${JSON.stringify(text)}.`
-    );
+    fail(`'${check.key}' must be an upper-case option name like ${String(check.option.default)}, got ${quote(text)}.`);
   }
   return text;
 }

@@ -2,6 +2,7 @@ import {Check, checkTogether, closestOption, fail, RULES} from './config-rules';
 import {connectorError} from './errors';
 import {SecretScrubber} from './secrets';
 import {ConfigFromSpec, connectorSpec, DefaultedOption, violation} from './spec';
+import {cut, quote} from './outside-text';
 
 /** The user's settings after defaults were applied and everything was validated (their types follow from the spec). */
 export type QuestbackConfig = ConfigFromSpec;
@@ -30,6 +31,7 @@ export type SensitiveAction = SensitiveColumn['action'];
 export type DefaultedOptions = Pick<QuestbackConfig, DefaultedOption>;
 
 const SPEC = connectorSpec().connectionSpecification;
+const MAX_UNKNOWN_NAMED = 10;
 
 /** Every option's default, as resources/spec.json declares it. */
 export const DEFAULTS: Readonly<DefaultedOptions> = Object.fromEntries(
@@ -64,9 +66,7 @@ function expectation(check: Check): string {
 /** The value as a message shows it: a secret, or a value of a required text option, only by its type. */
 function shown(check: Check, value: unknown): string {
   const required = SPEC.required.includes(check.key);
-  return check.option.airbyte_secret || (required && check.option.type === 'string')
-    ? typeof value
-    : JSON.stringify(value);
+  return check.option.airbyte_secret || (required && check.option.type === 'string') ? typeof value : quote(value);
 }
 
 function checkOption(check: Check, raw: unknown): unknown {
@@ -77,7 +77,7 @@ function checkOption(check: Check, raw: unknown): unknown {
   if (value === undefined || value === null || value === '') {
     if (!SPEC.required.includes(key)) return option.default;
     const typo = check.unknownKeys.find((k) => closestOption(k) === key);
-    const suggestion = typo ? ` The config has '${typo}': rename it to '${key}'.` : '';
+    const suggestion = typo ? ` The config has '${cut(typo)}': rename it to '${key}'.` : '';
     const hint = rule.hint?.(check.nowMs) ?? '';
     fail(
       typeof raw === 'string' && raw !== ''
@@ -130,10 +130,13 @@ function parseValidated(input: unknown, nowMs: number): ParsedConfig {
   if (!input || typeof input !== 'object' || Array.isArray(input)) fail('the config must be a JSON object.');
   const raw = input as Record<string, unknown>;
   const unknownKeys = Object.keys(raw).filter((k) => !Object.hasOwn(SPEC.properties, k));
-  const warnings = unknownKeys.map((key) => {
+  // A warning each for the first few: a file of a million unknown keys is not a million lines.
+  const warnings = unknownKeys.slice(0, MAX_UNKNOWN_NAMED).map((key) => {
     const guess = closestOption(key);
-    return `Unknown option '${key}' is ignored${guess ? `: did you mean '${guess}'?` : '.'}`;
+    return `Unknown option '${cut(key)}' is ignored${guess ? `: did you mean '${guess}'?` : '.'}`;
   });
+  const more = unknownKeys.length - MAX_UNKNOWN_NAMED;
+  if (more > 0) warnings.push(`${more} more unknown option(s) are ignored.`);
   const config: Record<string, unknown> = {};
   const byOrder = Object.entries(SPEC.properties).sort(([, a], [, b]) => a.order - b.order);
   for (const [key, option] of byOrder) {

@@ -6,6 +6,9 @@ import {RecordShape, RowWriter, StreamRef, StreamStatus, SyncOutput} from '../sy
 import {errorTrace, rateLimitedReason, recordMessage, streamState, streamStatus} from './messages';
 import {MessageWriter} from './output';
 import {recordEncoder} from './long-record-encoder';
+import {quote} from '../core/outside-text';
+
+const INTERNAL_MESSAGE_MAX = 500;
 
 /** What a read emits, as Airbyte protocol messages on the writer. */
 export class AirbyteOutput implements SyncOutput {
@@ -47,7 +50,8 @@ export class AirbyteOutput implements SyncOutput {
     await this.writer.writeNow(
       errorTrace(errorMessage(err), failureTypeOf(err), this.runtime.now(), {
         ...(stream ? {stream} : {}),
-        internalMessage: JSON.stringify(context),
+        // Bounded as any quotation: the context may hold outside text (a catalog's stream name of megabytes).
+        internalMessage: quote(context, INTERNAL_MESSAGE_MAX),
         stackTrace: VError.fullStack(err),
       })
     );

@@ -17,6 +17,7 @@ import {readJsonFile} from './json-file';
 import {connectionStatus, errorTrace} from './messages';
 import {MessageWriter} from './output';
 import {addProbeCommand} from './probe-command';
+import {cut, quote} from '../core/outside-text';
 
 /** The connector's operations, as the command line runs them. */
 export interface Connector {
@@ -116,7 +117,7 @@ function parseCatalog(raw: unknown): ConfiguredStream[] {
     if (entry.sync_mode !== 'full_refresh' && entry.sync_mode !== 'incremental') {
       throw connectorError(
         'config_error',
-        `Catalog stream ${entry.stream.name} has sync_mode ${JSON.stringify(entry.sync_mode)}; use full_refresh or incremental.`
+        `Catalog stream ${cut(entry.stream.name)} has sync_mode ${quote(entry.sync_mode)}; use full_refresh or incremental.`
       );
     }
   }

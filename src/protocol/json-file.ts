@@ -64,43 +64,8 @@ export function findJsonSyntaxProblem(text: string): JsonSyntaxProblem | undefin
     if (!m) fail('an invalid number');
     pos += (m as RegExpExecArray)[0].length;
   };
-  const value = (): void => {
-    space();
-    if (end()) fail('the file ends where a value was expected');
-    const c = text[pos];
-    if (c === '{') return object();
-    if (c === '[') return list();
-    if (c === '"') return string();
-    if (c === '-' || (c >= '0' && c <= '9')) return number();
-    if (c === 't') return literal('true');
-    if (c === 'f') return literal('false');
-    if (c === 'n') return literal('null');
-    fail(/[A-Za-z_]/.test(c) ? `${VALUE_EXPECTED}; text values need double quotes` : VALUE_EXPECTED);
-  };
-  /** An object's members or a list's items, separated by commas, from its opening to `close`. */
-  const sequence = (close: '}' | ']', item: () => void, last: 'member' | 'item'): void => {
-    pos++;
-    space();
-    if (text[pos] === close) {
-      pos++;
-      return;
-    }
-    for (;;) {
-      item();
-      space();
-      if (end())
-        fail(`the file ends inside ${last === 'member' ? 'an object' : 'a list'}: a closing ${close} is missing`);
-      if (text[pos] === close) {
-        pos++;
-        return;
-      }
-      if (text[pos] !== ',') fail(`a comma (,) or a closing ${close} was expected here`);
-      pos++;
-      space();
-      if (text[pos] === close) fail(`a comma before ${close} (JSON allows no comma after the last ${last})`);
-    }
-  };
-  const member = (): void => {
+  /** A member's name and its colon, at the start of the member. */
+  const memberName = (): void => {
     if (end()) fail('the file ends inside an object: a closing } is missing');
     if (text[pos] !== '"') fail('a member name in double quotes was expected here');
     string();
@@ -108,17 +73,62 @@ export function findJsonSyntaxProblem(text: string): JsonSyntaxProblem | undefin
     if (text[pos] !== ':')
       fail(end() ? 'the file ends after a member name' : 'a colon (:) after the member name was expected here');
     pos++;
-    value();
   };
-  const object = (): void => sequence('}', member, 'member');
-  const list = (): void => sequence(']', value, 'item');
+  /** A value that is no object or list, at its first character. */
+  const scalar = (c: string): void => {
+    if (c === '"') return string();
+    if (c === '-' || (c >= '0' && c <= '9')) return number();
+    if (c === 't') return literal('true');
+    if (c === 'f') return literal('false');
+    if (c === 'n') return literal('null');
+    fail(/[A-Za-z_]/.test(c) ? `${VALUE_EXPECTED}; text values need double quotes` : VALUE_EXPECTED);
+  };
+  // The closing brackets of the objects and lists open at `pos`, innermost last: a list, not
+  // recursion, so that no depth of nesting (a damaged file, a hostile one) overflows the call stack.
+  const open: ('}' | ']')[] = [];
   try {
     space();
     if (end()) fail('the file is empty');
-    value();
-    space();
-    if (!end()) fail('more text follows the JSON value (one value per file)');
-    return undefined;
+    for (;;) {
+      // A value is expected here.
+      space();
+      if (end()) fail('the file ends where a value was expected');
+      const c = text[pos];
+      if (c === '{' || c === '[') {
+        const close = c === '{' ? '}' : ']';
+        pos++;
+        space();
+        if (text[pos] !== close) {
+          open.push(close);
+          if (close === '}') memberName();
+          continue;
+        }
+        pos++;
+      } else scalar(c);
+      // A value ended: close what it ends, until a comma asks for the next value.
+      for (;;) {
+        space();
+        const close = open.at(-1);
+        if (close === undefined) {
+          if (!end()) fail('more text follows the JSON value (one value per file)');
+          return undefined;
+        }
+        const last = close === '}' ? 'member' : 'item';
+        if (end())
+          fail(`the file ends inside ${close === '}' ? 'an object' : 'a list'}: a closing ${close} is missing`);
+        if (text[pos] === close) {
+          pos++;
+          open.pop();
+          continue;
+        }
+        if (text[pos] !== ',') fail(`a comma (,) or a closing ${close} was expected here`);
+        pos++;
+        space();
+        if (text[pos] === close) fail(`a comma before ${close} (JSON allows no comma after the last ${last})`);
+        if (close === '}') memberName();
+        break;
+      }
+    }
   } catch (err) {
     if (!(err instanceof Stop)) throw err;
     return {...lineAndColumn(text, err.offset), problem: err.problem};

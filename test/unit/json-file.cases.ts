@@ -96,4 +96,32 @@ describe('a JSON file with a mistake', () => {
       expect({text, valid: findJsonSyntaxProblem(text) === undefined}).toEqual({text, valid});
     }
   });
+
+  // Nesting deeper than any call stack: a finder that recursed per level overflowed it (a system_error).
+  const DEEP = 100_000;
+  test.each([
+    ['truncated', `{"a":${'['.repeat(DEEP)}`, 1, DEEP + 6, /the file ends where a value was expected/],
+    ['with a stray character at the bottom', `${'[{"a":'.repeat(DEEP)}x`, 1, 6 * DEEP + 1, /a value was expected/],
+    ['closed, then more text', `${'['.repeat(DEEP)}${']'.repeat(DEEP)}]`, 1, 2 * DEEP + 1, /more text follows/],
+    [
+      'truncated, over lines',
+      `{"a":\n${'[1,\n'.repeat(DEEP)}`,
+      DEEP + 2,
+      1,
+      /the file ends where a value was expected/,
+    ],
+  ])('nested 100,000 deep, %s: line, column and what is wrong', (_name, text, line, column, problem) => {
+    const {message, type} = errorOf(text);
+    expect(type).toBe('config_error');
+    expect(message).toMatch(
+      new RegExp(`^The config file <file> is not valid JSON at line ${line}, column ${column}: `)
+    );
+    expect(message).toMatch(problem);
+  });
+
+  test('valid JSON nested 100,000 deep is read', () => {
+    const file = path.join(tempDir(), 'catalog.json');
+    fs.writeFileSync(file, `{"streams": ${'['.repeat(DEEP)}${']'.repeat(DEEP)}}`);
+    expect(readJsonFile(file, 'catalog')).toHaveProperty('streams');
+  });
 });

@@ -21,6 +21,7 @@ import {
 } from '../streams/stream-definition';
 import {Connection} from '../../api/connection';
 import {plural} from '../../core/quantities';
+import {cut, quote} from '../../core/outside-text';
 
 export type {ConfiguredStream} from '../streams/stream-definition';
 
@@ -49,7 +50,7 @@ export function checkCatalog(streams: readonly ConfiguredStream[]): void {
     if (seen.has(key)) {
       throw connectorError(
         'config_error',
-        `The configured catalog lists stream ${s.stream.name} more than once. Each quest is one stream: list it once (in Airbyte, refresh the source schema and save the connection).`,
+        `The configured catalog lists stream ${cut(s.stream.name)} more than once. Each quest is one stream: list it once (in Airbyte, refresh the source schema and save the connection).`,
         {stream: s.stream.name}
       );
     }
@@ -73,14 +74,14 @@ function warnIgnoredState(
       ? [
           `the state of ${strangers.length} stream(s) not in this connection's catalog (${strangers
             .slice(0, 5)
-            .map((n) => JSON.stringify(n))
+            .map((n) => quote(n))
             .join(', ')}${strangers.length > 5 ? ', ...' : ''})`,
         ]
       : []),
   ];
   if (!ignored.length) return;
   logger.warn(
-    `The input state holds what this connector does not use, and it is ignored: ${ignored.join('; ')}. Streams without a state of their own are read from start_date. If this state came from another connector or an older setup, nothing is wrong; otherwise check the connection's state in Airbyte.`
+    `The input state holds what this connector does not use, and it is ignored: ${ignored.slice(0, 5).join('; ')}${ignored.length > 5 ? `; and ${ignored.length - 5} more` : ''}. Streams without a state of their own are read from start_date. If this state came from another connector or an older setup, nothing is wrong; otherwise check the connection's state in Airbyte.`
   );
 }
 
@@ -118,8 +119,8 @@ function planStream(
   const {stream_layout} = ctx.config;
   const what =
     layout && layout !== stream_layout
-      ? `Stream ${ref.name} is a stream of stream_layout "${layout}", and this source's stream_layout is "${stream_layout}". To read it, set stream_layout to "${layout}"; to read the streams of "${stream_layout}" instead, refresh the source schema in Airbyte and save the connection.`
-      : `Stream ${ref.name} is not one of this source's streams (stream_layout ${stream_layout}, quests ${quest_ids.join(', ')}). Refresh the source schema in Airbyte, or add the quest id to quest_ids.`;
+      ? `Stream ${cut(ref.name)} is a stream of stream_layout "${layout}", and this source's stream_layout is "${stream_layout}". To read it, set stream_layout to "${layout}"; to read the streams of "${stream_layout}" instead, refresh the source schema in Airbyte and save the connection.`
+      : `Stream ${cut(ref.name)} is not one of this source's streams (stream_layout ${stream_layout}, quests ${quest_ids.slice(0, 5).join(', ')}${quest_ids.length > 5 ? ', ...' : ''}). Refresh the source schema in Airbyte, or add the quest id to quest_ids.`;
   return {ref, error: connectorError('config_error', what, {stream: ref.name})};
 }
 
@@ -199,7 +200,7 @@ export async function readStreams(
         skipped(p.ref)(questId, errorMessage(error));
       } else {
         ok = false;
-        logger.error(`Stream ${p.ref.name} failed: ${errorMessage(error)}`);
+        logger.error(`Stream ${cut(p.ref.name)} failed: ${errorMessage(error)}`);
         await out.error(error, p.ref);
       }
       out.status(p.ref, 'INCOMPLETE');

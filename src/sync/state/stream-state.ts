@@ -4,6 +4,7 @@ import {ExportSettings} from '../../api/client';
 import {connectorError} from '../../core/errors';
 import {formatUtcTimestamp, parseUtcTimestamp} from '../../core/time';
 import {DensityHint, EmittedRows, QuestProgress, RecordedExport} from './checkpoints';
+import {cut, quote} from '../../core/outside-text';
 
 /**
  * A quest stream's state: every response created up to `cursor` (inclusive) has been emitted. It
@@ -135,7 +136,9 @@ export function parseStateInput(raw: unknown): StateInput {
         );
       }
       if (msg.type !== 'STREAM' && !(msg.type === undefined && msg.stream)) {
-        states.ignored.push(`a ${String(msg.type)} state (entry ${i}; this connector keeps per-stream STREAM state)`);
+        states.ignored.push(
+          `a ${cut(String(msg.type))} state (entry ${i}; this connector keeps per-stream STREAM state)`
+        );
         continue;
       }
       const name = msg.stream?.stream_descriptor?.name;
@@ -158,11 +161,11 @@ export function cursorOf(streamState: unknown, label: string): number | undefine
   if (streamState === undefined || streamState === null) return undefined;
   const cursor = (streamState as {cursor?: unknown}).cursor;
   if (typeof streamState !== 'object' || cursor === undefined) {
-    invalidState(`${label}: its state has no 'cursor' (got ${JSON.stringify(streamState)}).`);
+    invalidState(`${label}: its state has no 'cursor' (got ${quote(streamState)}).`);
   }
   const ms = typeof cursor === 'string' ? parseUtcTimestamp(cursor) : undefined;
   if (ms === undefined)
-    invalidState(`${label}: the cursor in its state is not an ISO 8601 UTC timestamp: ${JSON.stringify(cursor)}.`);
+    invalidState(`${label}: the cursor in its state is not an ISO 8601 UTC timestamp: ${quote(cursor)}.`);
   return ms;
 }
 

@@ -3,7 +3,7 @@ import {AirbyteLogger} from 'faros-airbyte-cdk/lib/logger';
 import {mapLimited} from '../../core/concurrency';
 import {QuestbackConfig} from '../../core/config';
 import {connectorError} from '../../core/errors';
-import {keyedByText} from '../../core/outside-text';
+import {keyedByText, quote} from '../../core/outside-text';
 import {formatUtcTimestamp, TimeWindow} from '../../core/time';
 import {RecordField, RecordShape, StreamRef} from '../output-port';
 import {StateCodec, StreamCheckpoints} from '../state/checkpoints';
@@ -163,14 +163,14 @@ export class QuestColumns implements QuestRecords {
     if (columns.length > 0 && missing.length === columns.length) {
       throw connectorError(
         'config_error',
-        `Stream ${stream.name}: the configured schema lists none of the ${plural(columns.length, 'column')} of the quest's export (e.g. ${JSON.stringify(columns[0].name)}), so Airbyte would drop every answer. Refresh the source schema in Airbyte (connection → Schema → Refresh source schema) and save the connection.`,
+        `Stream ${stream.name}: the configured schema lists none of the ${plural(columns.length, 'column')} of the quest's export (e.g. ${quote(columns[0].name)}), so Airbyte would drop every answer. Refresh the source schema in Airbyte (connection → Schema → Refresh source schema) and save the connection.`,
         {questId, stream: stream.name}
       );
     }
     if (primaryKey !== undefined && !columns.some((c) => c.name === primaryKey)) {
       throw connectorError(
         'config_error',
-        `Stream ${stream.name}: the quest's export has no column ${JSON.stringify(primaryKey)}, the stream's primary key, so its records would reach the warehouse without their key (a deduplicating destination would merge or drop them). Nothing of this window was emitted. Refresh the source schema in Airbyte to see the export's columns now, and tell Questback support (quest ${questId}) that the export lost its response id column.`,
+        `Stream ${stream.name}: the quest's export has no column ${quote(primaryKey)}, the stream's primary key, so its records would reach the warehouse without their key (a deduplicating destination would merge or drop them). Nothing of this window was emitted. Refresh the source schema in Airbyte to see the export's columns now, and tell Questback support (quest ${questId}) that the export lost its response id column.`,
         {questId, stream: stream.name, column: primaryKey}
       );
     }
@@ -178,7 +178,7 @@ export class QuestColumns implements QuestRecords {
     if (unseen.length) {
       const list = `${unseen
         .slice(0, 5)
-        .map((c) => JSON.stringify(c.name))
+        .map((c) => quote(c.name))
         .join(', ')}${unseen.length > 5 ? ', ...' : ''}`;
       this.logger.warn(
         this.columns === undefined
@@ -215,7 +215,7 @@ export class QuestColumns implements QuestRecords {
       const plain = (t: string) => t.toLowerCase().replace(/[ _-]/g, '');
       const rival = columns.find((o) => !this.configured.names.has(o.name) && plain(o.title) === plain(c.title));
       this.logger.warn(
-        `Stream ${this.stream.name}: column ${JSON.stringify(c.name)} (header ${JSON.stringify(c.title)}) keeps its name and its answers, but the survey now has a question whose name collides with it${rival ? ` (${JSON.stringify(rival.title)}, read as ${JSON.stringify(rival.name)})` : ''}. A refresh of the source schema would rename it to ${JSON.stringify(rule[i].name)}: after a refresh, its answers go to that new column and ${JSON.stringify(c.name)} gets no more. Until then the new question's column is not in the configured schema and Airbyte drops it; refresh when you are ready to map ${JSON.stringify(c.name)} to ${JSON.stringify(rule[i].name)} in the warehouse.`
+        `Stream ${this.stream.name}: column ${quote(c.name)} (header ${quote(c.title)}) keeps its name and its answers, but the survey now has a question whose name collides with it${rival ? ` (${quote(rival.title)}, read as ${quote(rival.name)})` : ''}. A refresh of the source schema would rename it to ${quote(rule[i].name)}: after a refresh, its answers go to that new column and ${quote(c.name)} gets no more. Until then the new question's column is not in the configured schema and Airbyte drops it; refresh when you are ready to map ${quote(c.name)} to ${quote(rule[i].name)} in the warehouse.`
       );
     });
   }

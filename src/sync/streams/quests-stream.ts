@@ -3,6 +3,7 @@ import {AirbyteLogger} from 'faros-airbyte-cdk/lib/logger';
 import {findQuestInaccessible} from '../../api/api-error';
 import {QuestbackConfig} from '../../core/config';
 import {connectorError, errorMessage, failureTypeOf, isAuthFailure} from '../../core/errors';
+import {quote} from '../../core/outside-text';
 import {formatUtcTimestamp, TimeWindow} from '../../core/time';
 import {isCreatedHeader, isResponseIdHeader} from '../../csv/header';
 import {RecordField, RecordShape, StreamRef, SyncOutput} from '../output-port';
@@ -65,9 +66,7 @@ export function questStatesOf(streamState: unknown, stream: string): Record<stri
   if (streamState === undefined || streamState === null) return {};
   const quests = (streamState as {quests?: unknown}).quests;
   if (typeof streamState !== 'object' || !quests || typeof quests !== 'object' || Array.isArray(quests)) {
-    invalidState(
-      `the state of stream ${stream} has no 'quests' map (got ${JSON.stringify(streamState).slice(0, 200)}).`
-    );
+    invalidState(`the state of stream ${stream} has no 'quests' map (got ${quote(streamState)}).`);
   }
   return quests as Record<string, unknown>;
 }

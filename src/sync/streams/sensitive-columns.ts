@@ -5,6 +5,7 @@ import {connectorError} from '../../core/errors';
 import {warehouseName} from './column-names';
 import {isCreatedHeader, isResponseIdHeader} from '../../csv/header';
 import {questionParts, recordColumns} from './record-columns';
+import {quote} from '../../core/outside-text';
 
 // sensitive_columns: which columns of a header are hashed, dropped or kept, by the names a user may
 // give them, and the respondent-information columns the export adds (include_respondent_information).
@@ -66,7 +67,7 @@ export function sensitiveHeader(header: readonly string[], config: QuestbackConf
       if (entry.action !== 'keep' && (isResponseIdHeader(header[i]) || isCreatedHeader(header[i]))) {
         throw connectorError(
           'config_error',
-          `sensitive_columns would ${entry.action} ${JSON.stringify(header[i])} of quest ${questId}, a key of every record (the response's id or creation time), not an answer. Remove ${JSON.stringify(entry.column)} from sensitive_columns.`,
+          `sensitive_columns would ${entry.action} ${quote(header[i])} of quest ${questId}, a key of every record (the response's id or creation time), not an answer. Remove ${quote(entry.column)} from sensitive_columns.`,
           {questId, column: header[i]}
         );
       }
@@ -83,7 +84,7 @@ const DONE: Record<Treatment, string> = {keep: 'kept as it is', hash: 'hashed (H
 export function describeTreatments(header: readonly string[], sensitive: SensitiveHeader): string {
   return header
     .flatMap((text, i) =>
-      sensitive.treatments[i] !== 'keep' ? [`${JSON.stringify(text)}: ${DONE[sensitive.treatments[i]]}`] : []
+      sensitive.treatments[i] !== 'keep' ? [`${quote(text)}: ${DONE[sensitive.treatments[i]]}`] : []
     )
     .join('; ');
 }
@@ -92,7 +93,7 @@ export function describeTreatments(header: readonly string[], sensitive: Sensiti
 export function describeConfigured(config: QuestbackConfig): string {
   const listed = config.sensitive_columns.filter((c) => c.action !== 'keep');
   if (!listed.length) return '';
-  return ` Sensitive columns (sensitive_columns): ${listed.map((c) => `${JSON.stringify(c.column)} ${DONE[c.action]}`).join('; ')}.`;
+  return ` Sensitive columns (sensitive_columns): ${listed.map((c) => `${quote(c.column)} ${DONE[c.action]}`).join('; ')}.`;
 }
 
 /**
@@ -113,9 +114,9 @@ export function sensitiveNotes(
   if (unmatched.length) {
     notes.push({
       warn: false,
-      text: `Quest ${questId}: sensitive_columns names ${unmatched.map((c) => JSON.stringify(c.column)).join(', ')}, which match no column of its export (header texts: ${header
+      text: `Quest ${questId}: sensitive_columns names ${unmatched.map((c) => quote(c.column)).join(', ')}, which match no column of its export (header texts: ${header
         .slice(0, 8)
-        .map((h) => JSON.stringify(h))
+        .map((h) => quote(h))
         .join(', ')}${header.length > 8 ? ', ...' : ''}). Check the spelling if the quest has such a column.`,
     });
   }
@@ -129,7 +130,7 @@ export function sensitiveNotes(
     ]);
     notes.push({
       warn: true,
-      text: `Quest ${questId}: the export carries respondent information (${unnamed.map((h) => JSON.stringify(h)).join(', ')}) that reaches the warehouse as it is. To protect it, set sensitive_columns to ${suggestion} and a hash_salt; nothing is changed unless you do.`,
+      text: `Quest ${questId}: the export carries respondent information (${unnamed.map((h) => quote(h)).join(', ')}) that reaches the warehouse as it is. To protect it, set sensitive_columns to ${suggestion} and a hash_salt; nothing is changed unless you do.`,
     });
   }
   return notes;

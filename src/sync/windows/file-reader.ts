@@ -12,6 +12,7 @@ import {EmittedRows} from '../state/checkpoints';
 import {CreatedTally, emptyTally, rowsInWindow} from './created-filter';
 import {DownloadProgress} from './download-progress';
 import {fileDigest, IdentityResume} from './resume';
+import {quote} from '../../core/outside-text';
 
 /** More bytes than this that are not valid in the file's encoding fail the window instead of a warning. */
 export const MAX_INVALID_SEQUENCES = 100;
@@ -37,7 +38,7 @@ export function cutWarning(questId: string, where: string, files: WindowFiles): 
   const cuts = files.cuts;
   if (!cuts) return undefined;
   const bound = cuts.byRow ? 'the most one row may hold' : 'the most one cell may hold';
-  return `Quest ${questId}: ${cuts.cells} cell(s) of ${where} were longer than the connector takes and were truncated (e.g. column ${JSON.stringify(cuts.column)}: ${cuts.chars} characters, cut to ${cuts.kept}, ${bound}); each record says so in meta.changes (TRUNCATED). The sync went on; ask Questback support about the response if the full text matters.`;
+  return `Quest ${questId}: ${cuts.cells} cell(s) of ${where} were longer than the connector takes and were truncated (e.g. column ${quote(cuts.column)}: ${cuts.chars} characters, cut to ${cuts.kept}, ${bound}); each record says so in meta.changes (TRUNCATED). The sync went on; ask Questback support about the response if the full text matters.`;
 }
 
 /** Where the rows of a window go. */
