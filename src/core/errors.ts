@@ -66,3 +66,27 @@ export function errorContext(err: unknown): ErrorContext {
 export function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
+
+/**
+ * A file system error in words, for a message that names the path beside it ("file not found", not
+ * ENOENT); `what` is what the path names. A code without words here is said as the system says it.
+ */
+export function fileProblem(err: unknown, what: 'file' | 'folder' = 'file'): string {
+  switch ((err as NodeJS.ErrnoException)?.code) {
+    case 'ENOENT':
+      return `${what} not found`;
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied';
+    case 'EISDIR':
+      return 'it is a folder, not a file';
+    case 'ENOTDIR':
+      return 'a part of the path is a file, not a folder';
+    case 'EROFS':
+      return 'the file system is read-only';
+    case 'ENOSPC':
+      return 'no space left on the device';
+    default:
+      return errorMessage(err);
+  }
+}

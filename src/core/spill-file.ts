@@ -2,6 +2,8 @@ import fs from 'fs';
 import os from 'os';
 import path from 'path';
 
+import {fileProblem} from './errors';
+
 /** Bytes gathered in memory before they go to the file: also all a small spill ever uses. */
 const BUFFER_BYTES = 64 * 1024;
 
@@ -135,7 +137,7 @@ export class SpillFile {
       if (this.fd !== undefined) fs.closeSync(this.fd);
       this.fd = undefined;
       this.chunks = [];
-      this.onMemory?.(`cannot make a temporary file in ${dir} (${(err as NodeJS.ErrnoException).code ?? err})`);
+      this.onMemory?.(`cannot make a temporary file in ${dir} (${fileProblem(err, 'folder')})`);
     }
   }
 }

@@ -1,6 +1,6 @@
 import fs from 'fs';
 
-import {connectorError, errorMessage} from '../core/errors';
+import {connectorError, fileProblem} from '../core/errors';
 
 /** Where a JSON text first breaks the grammar, and what was wrong there, in words that quote nothing of it. */
 export interface JsonSyntaxProblem {
@@ -158,7 +158,7 @@ export function readJsonFile(file: string, what: string): unknown {
   } catch (err) {
     throw connectorError(
       'config_error',
-      `Cannot read the ${what} file ${file}: ${(err as NodeJS.ErrnoException).code ?? errorMessage(err)}.`
+      `Cannot read the ${what} file ${file}: ${fileProblem(err)}.`
     );
   }
   // Editors on Windows may save a byte-order mark, which JSON.parse refuses and a person cannot see.

@@ -1,9 +1,10 @@
-import {Command} from 'commander';
+import {Command, CommanderError, InvalidArgumentError} from 'commander';
 import fs from 'fs';
 import path from 'path';
 
 import {QuestbackConfig} from '../core/config';
-import {connectorError, errorMessage} from '../core/errors';
+import {questIdOf} from '../core/config-rules';
+import {connectorError, fileProblem} from '../core/errors';
 import {LIMITS} from '../core/limits';
 import {MINUTE_MS} from '../core/time';
 import {renderReport, summary, summaryLine} from '../probe/report';
@@ -11,6 +12,19 @@ import type {CliEnvironment, Connector} from './cli';
 
 /** Exit code of a probe that ran and found at least one assumption contradicted (1: it could not run). */
 const PROBE_CONTRADICTED_EXIT = 3;
+
+const MAX_MINUTES = LIMITS.probe.maxBudgetMs / MINUTE_MS;
+
+/** The report's place unless --report says: a folder of its own, which the project's .gitignore lists. */
+const DEFAULT_REPORT = path.join('probe-output', 'probe-report.md');
+
+/** --minutes, checked as commander parses it, so that a mistake is said on stderr like commander's own. */
+function minutesArg(text: string): number {
+  const minutes = Number(text);
+  if (text.trim() === '' || !(minutes >= 1 && minutes <= MAX_MINUTES))
+    throw new InvalidArgumentError(`--minutes must be a number from 1 to ${MAX_MINUTES}.`);
+  return minutes;
+}
 
 /** What the probe command shares with the others of the command line (cli.ts). */
 export interface CommandParts {
@@ -34,40 +48,50 @@ export function addProbeCommand(
   const {logger} = env;
   withConfig(
     'probe',
-    "check the connector's assumptions against the real service (a token, at most 3 small exports of one quest, a few minutes) and write a Markdown report that is safe to send to Questback support. stdout carries log messages only. Exit code 0: nothing contradicted; 3: an assumption contradicted (see the report); 1: the probe could not run"
+    "check the connector's assumptions against the real service (a token, at most 3 small exports of one quest, a few minutes) and write a Markdown report that is safe to send to Questback support. stdout carries log messages only; a mistake on the command line is said on stderr"
   )
     .option('--quest <id>', 'the quest to export, one of quest_ids (default: the first)')
-    .option('--report <path>', 'where to write the report', 'probe-report.md')
-    .option('--minutes <n>', 'the longest the probe may take, 1 to 30', String(LIMITS.probe.budgetMs / MINUTE_MS))
-    .action(async (opts: {config: string; quest?: string; report: string; minutes: string}) => {
+    .option('--report <path>', `where to write the report (default: ${DEFAULT_REPORT}, its folder made if missing)`)
+    .option(
+      '--minutes <n>',
+      `the longest the probe may take, 1 to ${MAX_MINUTES}`,
+      minutesArg,
+      LIMITS.probe.budgetMs / MINUTE_MS
+    )
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Exit codes:',
+        '  0  the probe ran and nothing was contradicted',
+        `  ${PROBE_CONTRADICTED_EXIT}  at least one assumption was contradicted: the report says which, and what to do`,
+        '  1  the probe could not run: an error trace on stdout says why (a mistake on the command line: on stderr)',
+      ].join('\n')
+    )
+    .action(async (opts: {config: string; quest?: string; report?: string; minutes: number}, command: Command) => {
       try {
         const config = loadConfig(opts.config);
-        const questId = (opts.quest ?? config.quest_ids[0]).trim().toLowerCase();
-        if (!config.quest_ids.includes(questId)) {
-          throw connectorError(
-            'config_error',
-            `--quest ${opts.quest} is not one of quest_ids (${config.quest_ids.join(', ')}).`
+        const questId = opts.quest === undefined ? config.quest_ids[0] : questIdOf(opts.quest);
+        if (questId === undefined || !config.quest_ids.includes(questId)) {
+          command.error(
+            `error: option '--quest <id>' argument ${JSON.stringify(opts.quest)} is not one of quest_ids in ${opts.config} (${config.quest_ids.join(', ')}).`,
+            {exitCode: 1, code: 'commander.invalidArgument'}
           );
         }
-        const minutes = Number(opts.minutes);
-        if (!(minutes >= 1 && minutes <= LIMITS.probe.maxBudgetMs / MINUTE_MS)) {
-          throw connectorError(
-            'config_error',
-            `--minutes must be a number from 1 to ${LIMITS.probe.maxBudgetMs / MINUTE_MS}, got ${JSON.stringify(opts.minutes)}.`
-          );
-        }
-        const file = path.resolve(opts.report);
+        const file = path.resolve(opts.report ?? DEFAULT_REPORT);
+        const folder = path.dirname(file);
         try {
-          fs.accessSync(path.dirname(file), fs.constants.W_OK);
+          if (opts.report === undefined) fs.mkdirSync(folder, {recursive: true});
+          fs.accessSync(folder, fs.constants.W_OK);
         } catch (err) {
           throw connectorError(
             'config_error',
-            `Cannot write the report to ${file}: ${(err as NodeJS.ErrnoException).code ?? errorMessage(err)}; pass --report <path>.`
+            `Cannot write the report to ${file}: ${fileProblem(err, 'folder')} (${folder}); pass --report <path>.`
           );
         }
         const result = await connector.probe(config, {
           questId,
-          budgetMs: minutes * MINUTE_MS,
+          budgetMs: opts.minutes * MINUTE_MS,
           maxRows: LIMITS.probe.maxRows,
         });
         fs.writeFileSync(file, env.scrub(renderReport(result, env.connectorName())));
@@ -76,6 +100,8 @@ export function addProbeCommand(
         );
         await finish(summary(result.verdicts).contradicted ? PROBE_CONTRADICTED_EXIT : 0);
       } catch (err) {
+        // Said on stderr already (command.error above); bin/main sets the exit code.
+        if (err instanceof CommanderError) throw err;
         await fail(err);
       }
     });

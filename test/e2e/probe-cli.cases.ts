@@ -6,6 +6,7 @@
 import fs from 'fs';
 import path from 'path';
 
+import {exited, ROOT, spawnBinMain} from '../../harness/bin-main';
 import {secretForms} from '../../src/core/secrets';
 import {Simulator, SimulatorOptions, startSimulator} from '../../simulator';
 import {errorTraces, ofType, runConnector, RunResult, tempDir, writeJson} from '../helpers/connector';
@@ -130,15 +131,8 @@ describe('bin/main probe', () => {
   test('cannot run: exit 1 with an error trace, and no report', async () => {
     const sim = await simulator();
     try {
-      const notListed = await probe(sim, ['--quest', 'b0b0b0b0-0000-4000-8000-0000000000ff']);
-      expect(notListed.result.code).toBe(1);
-      expect(errorTraces(notListed.result.messages)[0].trace.error).toMatchObject({
-        failure_type: 'config_error',
-        message: expect.stringMatching(/--quest b0b0b0b0-0000-4000-8000-0000000000ff is not one of quest_ids/),
-      });
-      expect(notListed.report).toBeUndefined();
-
-      const forbidden = await probe(sim, ['--quest', OTHER]);
+      // The quest in braces and upper case, as Windows tools copy a GUID: it is the forbidden one.
+      const forbidden = await probe(sim, ['--quest', `{${OTHER.toUpperCase()}}`]);
       expect(forbidden.result.code).toBe(1);
       expect(errorTraces(forbidden.result.messages)[0].trace.error?.message).toMatch(
         new RegExp(
@@ -150,7 +144,7 @@ describe('bin/main probe', () => {
       const unwritable = await probe(sim, ['--report', path.join(tempDir(), 'missing', 'report.md')]);
       expect(unwritable.result.code).toBe(1);
       expect(errorTraces(unwritable.result.messages)[0].trace.error?.message).toMatch(
-        /Cannot write the report to .*missing\/report\.md: ENOENT; pass --report <path>\./
+        /Cannot write the report to (.*)\/missing\/report\.md: folder not found \(\1\/missing\); pass --report <path>\./
       );
       expect(sim.stats().requests).toBe(before);
 
@@ -175,5 +169,65 @@ describe('bin/main probe', () => {
     } finally {
       await sim.close();
     }
+  });
+
+  test.each([
+    [
+      ['--minutes', '0'],
+      /^error: option '--minutes <n>' argument '0' is invalid\. --minutes must be a number from 1 to 30\.\n$/,
+    ],
+    [
+      ['--minutes', 'ten'],
+      /^error: option '--minutes <n>' argument 'ten' is invalid\. --minutes must be a number from 1 to 30\.\n$/,
+    ],
+    [
+      ['--quest', 'b0b0b0b0-0000-4000-8000-0000000000ff'],
+      /^error: option '--quest <id>' argument "b0b0b0b0-0000-4000-8000-0000000000ff" is not one of quest_ids in \S+config\.json \(b0b0b0b0-0000-4000-8000-000000000002, b0b0b0b0-0000-4000-8000-000000000003\)\.\n$/,
+    ],
+  ])(
+    'a mistake on the command line (%j) is said on stderr, not as a trace: exit 1, no request, no report',
+    async (args, said) => {
+      const sim = await simulator();
+      try {
+        const {result, report} = await probe(sim, args);
+        expect({code: result.code, stdout: result.stdout, requests: sim.stats().requests}).toEqual({
+          code: 1,
+          stdout: '',
+          requests: 0,
+        });
+        expect(result.stderr).toMatch(said);
+        expect(report).toBeUndefined();
+      } finally {
+        await sim.close();
+      }
+    }
+  );
+
+  test('--help lists the exit codes, 3 for a contradicted assumption', async () => {
+    const help = await runConnector(['probe', '--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(
+      /\nExit codes:\n {2}0 {2}the probe ran and nothing was contradicted\n {2}3 {2}at least one assumption was contradicted: the report says which, and what to do\n {2}1 {2}the probe could not run/
+    );
+  });
+
+  test('without --report, the report goes to probe-output/ in the current folder (made if missing), which .gitignore lists', async () => {
+    const sim = await simulator();
+    const dir = tempDir();
+    try {
+      const config = writeJson(dir, 'config.json', simConfig(sim, {quest_ids: [QUEST]}));
+      const child = spawnBinMain(['probe', '--config', config], {cwd: dir, stdio: ['ignore', 'pipe', 'pipe']});
+      let stdout = '';
+      child.stdout?.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+      const {code} = await exited(child);
+      const file = path.join(dir, 'probe-output', 'probe-report.md');
+      expect({code, written: fs.existsSync(file)}).toEqual({code: 0, written: true});
+      expect(fs.readFileSync(file, 'utf8')).toMatch(/^# Questback export API: probe report\n/);
+      expect(stdout).toContain(`Report, safe to send to Questback support: ${file}`);
+    } finally {
+      await sim.close();
+    }
+    const ignored = fs.readFileSync(path.join(ROOT, '.gitignore'), 'utf8').split('\n');
+    expect(ignored).toContain('/probe-output/');
   });
 });

@@ -59,7 +59,11 @@ describe('a JSON file with a mistake', () => {
 
   test('a file that cannot be read names the file and the reason', () => {
     expect(() => readJsonFile('/nonexistent/catalog.json', 'catalog')).toThrow(
-      'Cannot read the catalog file /nonexistent/catalog.json: ENOENT.'
+      'Cannot read the catalog file /nonexistent/catalog.json: file not found.'
+    );
+    const folder = tempDir();
+    expect(() => readJsonFile(folder, 'config')).toThrow(
+      `Cannot read the config file ${folder}: it is a folder, not a file.`
     );
   });
 
