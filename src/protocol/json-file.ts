@@ -156,10 +156,7 @@ export function readJsonFile(file: string, what: string): unknown {
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch (err) {
-    throw connectorError(
-      'config_error',
-      `Cannot read the ${what} file ${file}: ${fileProblem(err)}.`
-    );
+    throw connectorError('config_error', `Cannot read the ${what} file ${file}: ${fileProblem(err)}.`);
   }
   // Editors on Windows may save a byte-order mark, which JSON.parse refuses and a person cannot see.
   const json = text.replace(/^\uFEFF/, '');
