@@ -148,7 +148,7 @@ export const ASSUMPTIONS = [
     id: 'csv.created',
     topic: 'CSV file',
     assumption: 'The header has a `Created` column: the creation time the `since`/`until` filter compares.',
-    ifContradicted: `Syncs still work on the service's filter, but no column is typed as a timestamp and this probe cannot check the filter. If another column holds the creation time, ${MAINTAINERS}.`,
+    ifContradicted: `Every layout fails the quest with a config_error (a first line without a \`Created\` column is not taken as a header), and this probe cannot check the filter. If another column holds the creation time, ${MAINTAINERS}.`,
   },
   {
     id: 'csv.empty-export',
