@@ -219,9 +219,12 @@ export function buildCommand(connector: Connector, env: CliEnvironment): Command
         const config = loadConfig(opts.config);
         const catalog = parseCatalog(readJsonFile(opts.catalog, 'catalog'));
         const state = parseStateInput(opts.state ? readJsonFile(opts.state, 'state') : undefined);
-        logger.info(
-          `Reading ${catalog.length} stream(s) of ${config.quest_ids.length} configured quest(s) from ${config.start_date}`
-        );
+        // Each stream says where it starts itself; this line must not name start_date for streams that resume.
+        const resuming = catalog.some((s) => state.has(s.stream.name));
+        const from = resuming
+          ? `from the cursor in the state (streams without a state: from start_date ${config.start_date})`
+          : `from start_date ${config.start_date}`;
+        logger.info(`Reading ${catalog.length} stream(s) of ${config.quest_ids.length} configured quest(s) ${from}`);
         const ok = await connector.read(config, catalog, state, new AirbyteOutput(writer, runtime), stop.signal);
         if (signal) {
           await writer.write(

@@ -1,7 +1,7 @@
 import {LIMITS} from '../../core/limits';
 import {DAY_MS, formatDuration, spanOf, TimeWindow, wholeSecond, windowEnd} from '../../core/time';
 import {DensityHint} from '../state/checkpoints';
-import {plural} from '../../core/quantities';
+import {amount, plural} from '../../core/quantities';
 
 /** A window may grow at most this much over the one before it while exports come back sparse. */
 export const GROWTH = 8;
@@ -82,10 +82,13 @@ export class WindowSizer {
     };
   }
 
-  /** Rows per ms, one row more than seen, so that empty windows say "sparse", not "infinitely sparse". */
+  /**
+   * Rows per ms: what was seen (the state's density as it remembers it), or one row when none was,
+   * so that empty windows say "sparse", not "infinitely sparse".
+   */
   private density(): number {
     const {rows, span} = this.basis();
-    return (rows + 1) / Math.max(1, span);
+    return Math.max(rows, 1) / Math.max(1, span);
   }
 
   /**
@@ -114,7 +117,7 @@ export class WindowSizer {
     } else {
       const density = this.density();
       span = this.options.targetRows / Math.max(density, Number.MIN_VALUE);
-      reason = `sized for about ${plural(this.options.targetRows, 'row')} at ${plural(density * DAY_MS, 'row')} a day`;
+      reason = `sized for about ${plural(this.options.targetRows, 'row')} at ${amount(density * DAY_MS, 'row')} a day`;
       if (this.last)
         reason += ` (the last window, ${formatDuration(spanOf(this.last.window))}, held ${plural(this.last.rows, 'row')}${this.last.estimated ? ' by its size' : ''}${this.last.generationMs !== undefined ? ` and took ${formatDuration(this.last.generationMs)} to generate` : ''})`;
       if (this.lastSpan !== undefined && span > this.lastSpan * GROWTH) {
@@ -125,7 +128,7 @@ export class WindowSizer {
         const byBytes = BYTE_CEILING / (density * this.bytesPerRow);
         if (span > byBytes) {
           span = byBytes;
-          reason = `capped at ${BYTE_CEILING / 1048576} MiB (${Math.round(this.bytesPerRow)} bytes a row at ${plural(density * DAY_MS, 'row')} a day)`;
+          reason = `capped at ${BYTE_CEILING / 1048576} MiB (${Math.round(this.bytesPerRow)} bytes a row at ${amount(density * DAY_MS, 'row')} a day)`;
         }
       }
       const slowMs = this.options.exportTimeoutMs * GENERATION_SHARE;
