@@ -110,7 +110,7 @@ function* fileChunks(src: CsvSource, written: {bytes: number; cutAt?: number}): 
       chunk = '';
     }
   }
-  if (hi === lo && corruption === 'ragged-row') chunk += 'ragged' + eol;
+  if (hi === lo && corruption === 'ragged-row' && src.middle === lo) chunk += 'ragged' + eol;
   if (hi === lo && corruption === 'unterminated-quote') chunk += '"unterminated' + eol;
   if (chunk.length > 0) yield bytesOf(codec.encode(chunk));
 }

@@ -17,9 +17,13 @@ const DUPLICATE_NAME = 'Comment';
 /** The stray-quote corruption's cell: a bare quote inside an unquoted cell. */
 export const STRAY_QUOTE_CELL = '24" screen';
 
-/** The row that ragged-row and stray-quote corrupt in an export of rows [lo, hi). */
-export function middleRow(lo: number, hi: number): number {
-  return lo + Math.floor((hi - lo) / 2);
+/**
+ * The row that ragged-row and stray-quote corrupt in an export of rows [lo, hi): the quest's
+ * corruptRow if it has one (none in an export that does not hold it), else the export's middle row.
+ */
+export function middleRow(lo: number, hi: number, corruptRow?: number): number {
+  if (corruptRow === undefined) return lo + Math.floor((hi - lo) / 2);
+  return corruptRow >= lo && corruptRow < hi ? corruptRow : -1;
 }
 
 /**
@@ -223,7 +227,7 @@ export class QuestData {
   /** Row i as an export of rows [lo, hi) holds it: with the stray-quote cell in its middle row. */
   exportRow(i: number, lo: number, hi: number, s: ResolvedSettings): string[] {
     const cells = this.row(i, s);
-    if (this.config.corruption === 'stray-quote' && i === middleRow(lo, hi)) {
+    if (this.config.corruption === 'stray-quote' && i === middleRow(lo, hi, this.config.corruptRow)) {
       cells[this.strayQuoteColumn(s)] = STRAY_QUOTE_CELL;
     }
     return cells;

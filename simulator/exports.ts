@@ -126,7 +126,7 @@ export class ExportStore {
       headerOnEmpty: config.headerOnEmpty,
       encoding: config.encoding,
       eol: config.lineEnding === 'lf' ? '\n' : '\r\n',
-      middle: middleRow(lo, hi),
+      middle: middleRow(lo, hi, config.corruptRow),
       strayQuoteColumn: config.corruption === 'stray-quote' ? quest.strayQuoteColumn(settings) : undefined,
     });
     if (config.repeatedIds) job.swapped = {file: job.file && `${job.file}.swapped`};

@@ -59,6 +59,8 @@ function resolveQuest(q: QuestConfig, startMs: number): ResolvedQuest {
   }
   if ((q.invitationBurst ?? 0) > (q.invitations ?? Infinity))
     throw new Error(`quest ${q.id}: invitationBurst must not exceed invitations`);
+  if (q.corruptRow !== undefined && !(Number.isInteger(q.corruptRow) && q.corruptRow >= 0))
+    throw new Error(`quest ${q.id}: corruptRow must be an integer >= 0`);
   const perThousand = q.exportMsPerThousandRows;
   if (perThousand !== undefined && !(perThousand >= 0))
     throw new Error(`quest ${q.id}: exportMsPerThousandRows must be >= 0`);

@@ -57,6 +57,11 @@ export interface QuestConfig {
   exportDurationMs?: number;
   exportMsPerThousandRows?: number;
   corruption?: Corruption;
+  /**
+   * The row (0-based, in creation order) that ragged-row and stray-quote corrupt in every export
+   * that holds it, so that a quest fails at the same row every time; by default each export's middle row.
+   */
+  corruptRow?: number;
   forbidden?: boolean;
   headerOnEmpty?: boolean;
   titles?: TitlePreset;

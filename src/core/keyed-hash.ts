@@ -18,3 +18,16 @@ export function keyedHash(salt: string, value: string): string {
 export function saltCheck(salt: string): string {
   return createHmac('sha256', salt).update('questback hash_salt check', 'utf8').digest('base64url').slice(0, 16);
 }
+
+/**
+ * The secret the state's resume fingerprints are keyed with (sync/windows/resume): a keyed hash of a
+ * fixed text under the hash_salt, or under the client secret when there is no salt. Never written
+ * anywhere; the same in every sync while that secret stays, so a later sync can match what an
+ * earlier one listed. The salt first: it is kept stable (every hash depends on it), while a client
+ * secret may be rotated at any time (resume then falls back to matching by Response ID, see resume/).
+ */
+export function resumeSecret(salt: string | undefined, clientSecret: string): Buffer {
+  return createHmac('sha256', salt || clientSecret)
+    .update('questback resume fingerprints', 'utf8')
+    .digest();
+}

@@ -101,8 +101,8 @@ export const LIMITS = {
   csv: {maxCellChars: 4 * 1024 * 1024, maxRowChars: 8 * 1024 * 1024},
   /**
    * sync/state/checkpoints.ts: the identities of rows a failed quest emitted past its cursor, listed in
-   * its stream's STATEs (stream_layout combined): about 6,500 UUIDs. A longer list is not written:
-   * the stream writes no more STATEs in that sync instead.
+   * its stream's STATEs (stream_layouts combined and long): about 5,100 UUIDs or 10,000 9-digit ids
+   * with their fingerprints. Rows past it are not listed: the next sync sends them again, and says so.
    */
   state: {emittedKeyBytes: 256 * 1024},
   /** sync/streams/header-sample.ts: exports of one sample window tried before discover fails. */

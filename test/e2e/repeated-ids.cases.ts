@@ -8,9 +8,8 @@
 import {createEngine, csvText} from '../../simulator';
 import {CsvReadOptions, readCsv} from '../../src/csv/reader';
 import {RowBatch, rowStrings} from '../../src/csv/rows';
-import {EmittedRows, ListedRows} from '../../src/sync/state/checkpoints';
 import {emittedOf} from '../../src/sync/state/stream-state';
-import {fileDigest, IdentityResume} from '../../src/sync/windows/resume';
+import {FingerprintKey, IdentityResume} from '../../src/sync/windows/resume';
 import {logLines, records, RunResult} from '../helpers/connector';
 import {responses} from '../helpers/combined';
 import {answerRecords} from '../helpers/long';
@@ -167,38 +166,56 @@ describe("the STATE's list of a failed quest's rows (combined, long)", () => {
   const a = '100|2026-11-20T10:00:00.000Z|first answer';
   const b = '100|2026-11-20T10:05:00.000Z|second answer';
   const c = '200|2026-11-20T10:10:00.000Z|other';
+  const key = new FingerprintKey(Buffer.from('a secret of the test'));
+  const digest = (settings: string, line: string) => key.file(settings, line.split('|'));
 
   test('lists each Response ID with the fingerprint of its row; the next read skips that row only, in any order', async () => {
-    const failed = new IdentityResume(0);
+    const failed = new IdentityResume(0, key);
     expect(await fresh(failed, [header, a])).toEqual([a.split('|')]);
-    const listed = failed.emittedKeys() as Pick<EmittedRows, 'keys' | 'fingerprints'>;
+    const {listed, unlisted} = failed.emittedKeys();
     failed.close();
+    expect(unlisted).toBe(0);
     expect(listed).toEqual({keys: ['100'], fingerprints: [expect.stringMatching(/^[\w-]{11}$/)], header: ''});
-    const next = new IdentityResume(0, undefined, listed);
+    const next = new IdentityResume(0, key, {before: listed});
     expect(await fresh(next, [header, b, a, c])).toEqual([b.split('|'), c.split('|')]);
     next.close();
   });
 
   test('fingerprints of a file of another header or other settings count by id alone: a survey edited between the failed sync and the next sends no row twice', async () => {
     const settings = 'settings-digest';
-    const failed = new IdentityResume(0, undefined, undefined, fileDigest(settings, header.split('|')));
+    const failed = new IdentityResume(0, key, {file: digest(settings, header)});
     expect(await fresh(failed, [header, a])).toEqual([a.split('|')]);
-    const listed = failed.emittedKeys() as ListedRows;
+    const {listed} = failed.emittedKeys();
     failed.close();
-    expect(listed.header).toBe(fileDigest(settings, header.split('|')));
+    expect(listed.header).toBe(digest(settings, header));
     // The survey gained a question: every row's bytes changed, row a's included.
     const edited = [`${header}|Q2`, `${a}|`, `${c}|new`];
-    const next = new IdentityResume(0, undefined, listed, fileDigest(settings, edited[0].split('|')));
+    const next = new IdentityResume(0, key, {before: listed, file: digest(settings, edited[0])});
     expect(await fresh(next, edited)).toEqual([edited[2].split('|')]);
     next.close();
     // Other export settings (the same header): by id alone too.
-    const sameHeader = new IdentityResume(0, undefined, listed, fileDigest('other-settings', header.split('|')));
+    const sameHeader = new IdentityResume(0, key, {before: listed, file: digest('other-settings', header)});
     expect(await fresh(sameHeader, [header, a.replace('first', 'FIRST'), c])).toEqual([c.split('|')]);
     sameHeader.close();
   });
 
+  test('fingerprints listed under another secret (hash_salt changed, or client_secret without a salt) count by id alone: nothing twice, nothing lost', async () => {
+    const failed = new IdentityResume(0, key, {file: digest('s', header)});
+    expect(await fresh(failed, [header, a, c])).toEqual([a.split('|'), c.split('|')]);
+    const {listed} = failed.emittedKeys();
+    failed.close();
+    const rotated = new FingerprintKey(Buffer.from('the secret after a rotation'));
+    const file = rotated.file('s', header.split('|'));
+    expect(file).not.toBe(listed.header);
+    const next = new IdentityResume(0, rotated, {before: listed, file});
+    expect(await fresh(next, [header, c, a, '300|2026-11-20T10:20:00.000Z|new'])).toEqual([
+      ['300', '2026-11-20T10:20:00.000Z', 'new'],
+    ]);
+    next.close();
+  });
+
   test('a state written before fingerprints: its id stands for one row of that id, the first met (as it did)', async () => {
-    const next = new IdentityResume(0, undefined, {keys: ['100']});
+    const next = new IdentityResume(0, key, {before: {keys: ['100']}});
     expect(await fresh(next, [header, b, a, c])).toEqual([a.split('|'), c.split('|')]);
     next.close();
   });

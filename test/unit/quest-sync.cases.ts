@@ -3,6 +3,7 @@ import {RecordedExport, StreamCheckpoints} from '../../src/sync/state/checkpoint
 import {perQuestState, QuestColumns} from '../../src/sync/streams/quest-stream';
 import {QuestPlan, QuestSyncContext} from '../../src/sync/windows/quest-plan';
 import {QuestSync} from '../../src/sync/windows/quest-sync';
+import {FingerprintKey} from '../../src/sync/windows/resume';
 import {ExportSlots, Priority} from '../../src/sync/exports/export-slots';
 import {FakeExportApi, FakeScript, prng, quietLogger, recordingOutput, virtualRuntime} from '../helpers/fake-api';
 import {parsedConfig} from '../helpers/fixtures';
@@ -63,6 +64,7 @@ async function readQuest(
       exportTimeoutMs: 60 * 60_000,
       stallBudgetMs: 5 * 60_000,
       fingerprint: 'f',
+      resumeKey: new FingerprintKey(Buffer.from('test')),
       csv: {separator: '|'},
     },
     {
@@ -433,6 +435,7 @@ describe('two quests on shared slots', () => {
           exportTimeoutMs: 60 * 60_000,
           stallBudgetMs: 5 * 60_000,
           fingerprint: 'f',
+          resumeKey: new FingerprintKey(Buffer.from('test')),
           csv: {separator: '|'},
         },
         {

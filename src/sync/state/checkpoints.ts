@@ -57,10 +57,14 @@ export function identityBytes(key: string, fingerprint = ''): number {
   return Buffer.byteLength(key) + 3 + (fingerprint ? fingerprint.length + 3 : 0);
 }
 
-function keyBytes(rows: ListedRows): number {
+/** How many of the first rows listed fit in `most` bytes of a STATE. */
+function fitting(rows: ListedRows, most: number): number {
   let bytes = 0;
-  rows.keys.forEach((key, i) => (bytes += identityBytes(key, rows.fingerprints?.[i])));
-  return bytes;
+  for (let i = 0; i < rows.keys.length; i++) {
+    bytes += identityBytes(rows.keys[i], rows.fingerprints?.[i]);
+    if (bytes > most) return i;
+  }
+  return rows.keys.length;
 }
 
 /** The identities of emitted rows as a STATE lists them (see EmittedRows). */
@@ -90,9 +94,10 @@ export type StateCodec = (quests: ReadonlyMap<string, QuestProgress>) => object;
  * - a STATE within a window (an export was created, a density learned) is written only while the
  *   stream has no record since the last STATE; otherwise what it carries goes out with the next one.
  * - a quest whose read fails after rows of its window were emitted leaves them uncommitted, and the
- *   next STATE (of another quest of the stream) would commit them: that STATE lists them
- *   (QuestProgress.emitted), so the next sync skips exactly them; when they are too many to list,
- *   the stream writes no more STATEs in this sync (`held`), and what follows comes again.
+ *   next STATE (of another quest of the stream) commits them: that STATE lists them
+ *   (QuestProgress.emitted), so the next sync skips exactly them; when they are too many to list, it
+ *   lists the first that fit, and only the rest come again in the next sync. The other quests'
+ *   STATEs go on either way: one quest's failure never holds the stream.
  * A STATE is taken whole at the moment it is asked for (progress and count together, before
  * anything is awaited), so its count is exactly the stream's records written since the previous STATE.
  */
@@ -100,7 +105,6 @@ export class StreamCheckpoints implements HeartbeatStream {
   private readonly quests = new Map<string, QuestProgress>();
   private sinceState = 0;
   private reader: Promise<void> = Promise.resolve();
-  private held = false;
 
   constructor(
     private readonly output: SyncOutput,
@@ -124,9 +128,8 @@ export class StreamCheckpoints implements HeartbeatStream {
     this.sinceState += records;
   }
 
-  /** Writes a STATE now (unless the stream is held, see the class comment); resolves once it is out. */
+  /** Writes a STATE now; resolves once it is out. */
   commit(): Promise<void> {
-    if (this.held) return Promise.resolve();
     const count = this.sinceState;
     this.sinceState = 0;
     return this.output.state(this.stream, this.codec(this.quests), count);
@@ -139,18 +142,12 @@ export class StreamCheckpoints implements HeartbeatStream {
 
   /**
    * A heartbeat during a long wait (heartbeat.ts): the STATE again, only if no record came since the
-   * last one (the rule above) and the stream is not held, so that it commits nothing a later attempt
-   * would send again.
+   * last one (the rule above), so that it commits nothing a later attempt would send again.
    */
   async repeatState(): Promise<boolean> {
-    if (!this.clean || this.held) return false;
+    if (!this.clean) return false;
     await this.commit();
     return true;
-  }
-
-  /** No STATE more in this sync: one would commit rows that the next sync sends again. */
-  hold(): void {
-    this.held = true;
   }
 
   /** Waits for the stream's window reader turn; the returned function ends it. */
@@ -198,22 +195,26 @@ export class QuestCheckpoints {
 
   /**
    * The quest's read failed in `window` while it held the stream's turn, after emitting rows no
-   * STATE has committed: every record the stream's next STATE would commit is one of `keys` (the
-   * identities the window emitted, see resume.ts; undefined: more than it could list). The progress
-   * lists them, with those listed already, so that a read resumed from that STATE skips them.
-   * Returns false when they exceed LIMITS.state.emittedKeyBytes: the stream is then held (no more
-   * STATEs in this sync).
+   * STATE has committed: every record the stream's next STATE commits is one of them. The progress
+   * lists their identities (`emitted.listed`, see resume/; `emitted.unlisted` more were emitted than
+   * it could list), after those listed already, as many as fit in LIMITS.state.emittedKeyBytes, so
+   * that a read resumed from that STATE skips them. Returns how many of them no STATE lists: the
+   * next sync sends those again.
    */
-  failedWithRows(window: TimeWindow, keys: ListedRows | undefined, wholeRows: boolean): boolean {
-    if (this.owner.clean) return true;
+  failedWithRows(window: TimeWindow, emitted: {listed: ListedRows; unlisted: number}, wholeRows: boolean): number {
+    if (this.owner.clean) return 0;
     const earlier = this.progress.emitted?.wholeRows === wholeRows ? this.progress.emitted : undefined;
-    const all = joined(earlier ?? {keys: []}, keys ?? {keys: []});
-    if (keys === undefined || keyBytes(all) > LIMITS.state.emittedKeyBytes) {
-      this.owner.hold();
-      return false;
-    }
-    this.progress.emitted = {until: Math.max(window.until, earlier?.until ?? 0), ...all, wholeRows};
-    return true;
+    const all = joined(earlier ?? {keys: []}, emitted.listed);
+    const fit = fitting(all, LIMITS.state.emittedKeyBytes);
+    const {fingerprints, header} = all;
+    this.progress.emitted = {
+      until: Math.max(window.until, earlier?.until ?? 0),
+      keys: all.keys.slice(0, fit),
+      ...(fingerprints ? {fingerprints: fingerprints.slice(0, fit)} : {}),
+      ...(header !== undefined ? {header} : {}),
+      wholeRows,
+    };
+    return emitted.unlisted + all.keys.length - fit;
   }
 
   /** Waits for the stream's turn to read a window; the returned function ends it (see StreamCheckpoints). */

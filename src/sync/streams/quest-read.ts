@@ -1,11 +1,12 @@
 import {SEPARATORS} from '../../core/config';
 import {LIMITS} from '../../core/limits';
-import {saltCheck} from '../../core/keyed-hash';
+import {resumeSecret, saltCheck} from '../../core/keyed-hash';
 import {DAY_MS, formatUtcTimestamp, sinceForStartDate} from '../../core/time';
 import {QuestCheckpoints, QuestProgress} from '../state/checkpoints';
 import {cursorOf, densityOf, emittedOf, recordedExportsOf, saltCheckOf} from '../state/stream-state';
 import {QuestPlan} from '../windows/quest-plan';
 import {QuestSync} from '../windows/quest-sync';
+import {FingerprintKey} from '../windows/resume';
 import {PlanContext, ReadEnv} from './stream-definition';
 
 // What the streams of responses (a stream per quest, or one for all) share: where a quest starts, and its read.
@@ -89,6 +90,7 @@ export async function readQuest(env: ReadEnv, plan: QuestPlan, checkpoints: Ques
         exportTimeoutMs: config.export_timeout_minutes * 60_000,
         stallBudgetMs: Math.max(LIMITS.window.stallMs, 2 * config.request_timeout_seconds * 1000),
         fingerprint: env.fingerprint,
+        resumeKey: new FingerprintKey(resumeSecret(config.hash_salt, config.client_secret)),
         csv: {separator: SEPARATORS[config.field_separator], acceptStrayQuotes: config.accept_stray_quotes},
         onHeader: (header) => env.headers.seen(plan.questId, {header, names: plan.records.names(header)}),
       },

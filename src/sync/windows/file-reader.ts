@@ -11,8 +11,9 @@ import {isCreatedHeader, missingHeaderColumns} from '../../csv/header';
 import {EmittedRows} from '../state/checkpoints';
 import {CreatedTally, emptyTally, rowsInWindow} from './created-filter';
 import {DownloadProgress} from './download-progress';
-import {fileDigest, IdentityResume} from './resume';
 import {quote} from '../../core/outside-text';
+import {plural} from '../../core/quantities';
+import {FingerprintKey, IdentityResume} from './resume';
 
 /** More bytes than this that are not valid in the file's encoding fail the window instead of a warning. */
 export const MAX_INVALID_SEQUENCES = 100;
@@ -79,8 +80,10 @@ export interface FileContext {
   now(): number;
   /** Rows of the quest an earlier read emitted past its cursor: skipped wherever they are met. */
   emitted?: EmittedRows;
-  /** The digest of the export settings (part of a row fingerprint's file digest, resume.ts). */
+  /** The digest of the export settings (part of a row fingerprint's file digest, resume/). */
   settings: string;
+  /** What the resume identities a STATE lists are keyed with. */
+  resumeKey: FingerprintKey;
 }
 
 function sameRow(a: readonly string[] | undefined, b: readonly string[] | undefined): boolean {
@@ -122,15 +125,7 @@ export async function readExportFile(
           if (files.header === undefined) {
             files.header = cells;
             const keyIndex = sink.begin(cells);
-            files.resume = new IdentityResume(
-              keyIndex,
-              (reason) =>
-                ctx.logger.warn(
-                  `Quest ${questId}: the identities of the rows emitted from ${where} are kept in memory, not in a temporary file: ${reason}. Memory grows with the window's rows; give the connector a writable TMPDIR.`
-                ),
-              ctx.emitted?.wholeRows === keyIndex < 0 ? ctx.emitted : undefined,
-              fileDigest(ctx.settings, cells)
-            );
+            files.resume = windowResume(ctx, file, keyIndex, cells);
           } else if (!sameRow(files.header, cells)) {
             throw connectorError(
               'transient_error',
@@ -204,6 +199,29 @@ export async function readExportFile(
   }
   const skipped = (files.resume?.skipped ?? 0) - skippedBefore;
   return {kind: 'complete', emitted, rows: position, bytes: download.receivedBytes, skipped};
+}
+
+/**
+ * The resume of a window whose files have `header`, with the rows an earlier read emitted; says so
+ * when their fingerprints are of another file digest (matched by Response ID alone, see resume/).
+ */
+function windowResume(ctx: FileContext, file: FileRef, keyIndex: number, header: string[]): IdentityResume {
+  const {questId, where} = file;
+  const digest = ctx.resumeKey.file(ctx.settings, header);
+  const before = ctx.emitted?.wholeRows === keyIndex < 0 ? ctx.emitted : undefined;
+  if (before?.fingerprints && before.header !== digest) {
+    ctx.logger.warn(
+      `Quest ${questId}: the state lists ${plural(before.keys.length, 'row')} an earlier sync emitted past the cursor, fingerprinted from a file of other export settings or another header, or under another hash_salt (or client_secret, without a hash_salt); ${where} skips them by Response ID alone. Only if the service lists two rows under one Response ID may one of those be sent twice and the other not at all.`
+    );
+  }
+  return new IdentityResume(keyIndex, ctx.resumeKey, {
+    onMemory: (reason) =>
+      ctx.logger.warn(
+        `Quest ${questId}: the identities of the rows emitted from ${where} are kept in memory, not in a temporary file: ${reason}. Memory grows with the window's rows; give the connector a writable TMPDIR.`
+      ),
+    ...(before ? {before} : {}),
+    file: digest,
+  });
 }
 
 /** Where a file's first line came from, for the error that says it is not a header. */

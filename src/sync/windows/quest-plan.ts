@@ -7,6 +7,7 @@ import {CsvReadOptions} from '../../csv/reader';
 import {ExportSlots} from '../exports/export-slots';
 import {RecordShape, StreamRef, SyncOutput} from '../output-port';
 import {DensityHint} from '../state/checkpoints';
+import {FingerprintKey} from './resume';
 import {SizingOptions} from './window-sizer';
 
 // What one quest's read (QuestSync) is given: the read's means, and the plan its stream made.
@@ -24,6 +25,8 @@ export interface QuestSyncContext {
   csv: CsvReadOptions;
   /** The digest of the export settings (stream-state.ts exportFingerprint), recorded with every export. */
   fingerprint: string;
+  /** What the resume identities a STATE lists are keyed with (resume/FingerprintKey). */
+  resumeKey: FingerprintKey;
   /** Every header of the quest's files, as they are met. */
   onHeader?(header: string[]): void;
 }

@@ -1,3 +1,4 @@
+import {LIMITS} from '../../core/limits';
 import {describeWindow} from '../../core/time';
 import {RowBatch} from '../../csv/rows';
 import {JobResult} from '../exports/export-job';
@@ -145,19 +146,21 @@ export class QuestSync {
 
   /**
    * The window failed after emitting rows no STATE has committed: the stream's next STATE (another
-   * quest's) commits them, so it lists them, and the next sync skips them (see StreamCheckpoints).
+   * quest's) commits them, so it lists them, and the next sync skips them (see StreamCheckpoints);
+   * those past what a STATE may list come again, and the log says how many.
    */
   private failedWithRows(w: PlannedWindow): void {
     const resume = w.files.resume;
-    const keys = resume ? resume.emittedKeys() : {keys: []};
-    const where = `${this.plan.stream.name}: quest ${this.plan.questId} failed after emitting ${resume?.emitted ?? 0} rows of window ${describeWindow(w.window)} that no STATE has committed yet`;
-    if (this.checkpoints.failedWithRows(w.window, keys, resume?.wholeRows ?? false)) {
+    const emitted = resume ? resume.emittedKeys() : {listed: {keys: []}, unlisted: 0};
+    const again = this.checkpoints.failedWithRows(w.window, emitted, resume?.wholeRows ?? false);
+    const where = `Stream ${this.plan.stream.name}: quest ${this.plan.questId} failed after emitting ${resume?.emitted ?? 0} rows of window ${describeWindow(w.window)} that no STATE has committed yet`;
+    if (again === 0) {
       this.ctx.logger.info(
-        `Stream ${where}; the stream's next STATE lists their ids, so the next sync skips them and sends the rest of the window.`
+        `${where}; the stream's next STATE lists their ids, so the next sync skips them and sends the rest of the window.`
       );
     } else {
       this.ctx.logger.warn(
-        `Stream ${where}, too many to list in the state; the stream writes no more STATEs in this sync, so every record of the stream from its last STATE on comes again in the next sync, as after any failed sync.`
+        `${where}; more than a STATE may list (${formatBytes(LIMITS.state.emittedKeyBytes)} of ids): the stream's next STATE lists the first of them, so the next sync skips those, and sends the other ${plural(again, 'row')} of them again (duplicate records in an append destination; a deduplicating sync mode keeps one). The other quests' STATEs go on.`
       );
     }
   }
@@ -175,6 +178,7 @@ export class QuestSync {
         logger: this.ctx.logger,
         csv: this.ctx.csv,
         settings: this.ctx.fingerprint,
+        resumeKey: this.ctx.resumeKey,
         signal: this.jobs.signal,
         now: () => this.ctx.runtime.now(),
         ...(checkpoints.emitted ? {emitted: checkpoints.emitted} : {}),

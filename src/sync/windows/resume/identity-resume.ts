@@ -1,10 +1,12 @@
-import {createHash} from 'crypto';
-
 import {LIMITS} from '../../../core/limits';
 import {cellText, QUOTE, RowBatch, selectRows} from '../../../csv/rows';
 import {identityBytes, ListedRows} from '../../state/checkpoints';
 import {EmittedKeys} from './emitted-keys';
+import {FingerprintKey} from './fingerprint-key';
 import {rowPrint} from './key-forms';
+
+/** What a keyed fingerprint takes in a STATE (FingerprintKey.print): its length is all that counts. */
+const PRINT_TEXT = 'x'.repeat(11);
 
 /**
  * Resume within a window, by identity. The API documents no row order, and a re-generated or
@@ -21,13 +23,15 @@ import {rowPrint} from './key-forms';
  * another row: both versions are emitted.)
  *
  * Rows an earlier, failed read emitted and a STATE committed (EmittedRows in the state: Response
- * IDs with their fingerprints in base64url, or whole rows in base64) count as emitted before every
- * file of every window, until the cursor passes them. An id listed without a fingerprint (a state
- * written before there were any) stands for any one row of that id, as it did then; so does an id
- * whose fingerprint was taken from a file of other settings or another header (fileDigest): a
- * survey edited between a failed sync and the next changes every row's bytes. The window
- * lists its own identities the same way while they fit in what a STATE may carry
- * (LIMITS.state.emittedKeyBytes), for the STATE that follows a failure.
+ * IDs with their fingerprints, or whole rows, each as a keyed hash, see FingerprintKey: a dropped or
+ * hashed cell is in the bytes fingerprinted, and nobody without the secret may test candidates for
+ * it against a state) count as emitted before every file of every window, until the cursor passes
+ * them. An id listed without a fingerprint (a state written before there were any) stands for any
+ * one row of that id, as it did then; so does an id whose fingerprint was taken from a file of other
+ * settings, another header or under another secret (FingerprintKey.file): a survey edited between a
+ * failed sync and the next changes every row's bytes, a rotated secret every keyed hash. The window
+ * lists its own identities the same way, the first emitted first, as many as fit in what a STATE
+ * may carry (LIMITS.state.emittedKeyBytes), for the STATE that follows a failure; it counts the rest.
  */
 export interface ResumeStrategy {
   /** The rows of a batch not emitted yet in this window; they count as emitted from now on. */
@@ -38,48 +42,48 @@ export interface ResumeStrategy {
   readonly skipped: number;
 }
 
-/** What a row's fingerprint depends on besides its answers: the export settings' digest and the header's texts. */
-export function fileDigest(settings: string, header: readonly string[]): string {
-  return createHash('sha256')
-    .update(JSON.stringify([settings, header]))
-    .digest('base64url')
-    .slice(0, 11);
-}
-
 /** Resume by identity: see the module comment. One per planned window, carried across all its files. */
 export class IdentityResume implements ResumeStrategy {
   private readonly keys: EmittedKeys;
   private skippedRows = 0;
   private reading = false;
   private scratch = new Uint8Array(256);
-  /** The identities emitted, as a STATE lists them, while they fit (undefined: they no longer do). */
-  private listed: {keys: string[]; fingerprints: string[]} | undefined = {keys: [], fingerprints: []};
-  private listedBytes = 0;
   /**
-   * Identities of rows an earlier read emitted (see the module comment), by key then fingerprint ('':
-   * any row of the key), counted; and those not met yet in this file.
+   * The identities emitted, as a STATE lists them, while they fit: keys as texts, and beside a
+   * Response ID the row's fingerprint as two words (keyed only when listed, see FingerprintKey).
+   */
+  private readonly listed: {keys: string[]; prints: number[]} = {keys: [], prints: []};
+  private listedBytes = 0;
+  /** The identities emitted past what a STATE may list. */
+  private unlistedRows = 0;
+  /**
+   * Identities of rows an earlier read emitted (see the module comment), by key then keyed
+   * fingerprint ('': any row of the key), counted; and those not met yet in this file.
    */
   private readonly before = new Map<string, Map<string, number>>();
   private beforeLeft = new Map<string, Map<string, number>>();
-  /** The fingerprint of the row at hand, and its bytes as a STATE lists them (little-endian). */
+  /** The fingerprint of the row at hand (rowPrint). */
   private readonly print = new Uint32Array(2);
-  private readonly printBytes = Buffer.alloc(8);
+  private readonly file: string;
 
   /**
    * @param keyIndex the Response ID cell of each row, or -1 when the export has none (the whole row
    *   is then its identity).
-   * @param onMemory told once if the keys cannot be spilled to a temporary file (they are then kept in memory).
-   * @param before rows an earlier read emitted, with identities of this kind (see the module comment).
-   * @param file the fileDigest of the window's files: fingerprints of `before` count only if taken from the same.
+   * @param secret what the identities a STATE lists are keyed with (FingerprintKey).
+   * @param options.onMemory told once if the keys cannot be spilled to a temporary file (they are then kept in memory).
+   * @param options.before rows an earlier read emitted, with identities of this kind (see the module comment).
+   * @param options.file the FingerprintKey.file digest of the window's files: fingerprints of
+   *   `before` count only if taken from the same (under the same secret).
    */
   constructor(
     private readonly keyIndex: number,
-    onMemory?: (reason: string) => void,
-    before?: ListedRows,
-    private readonly file = ''
+    private readonly secret: FingerprintKey,
+    options: {onMemory?: (reason: string) => void; before?: ListedRows; file?: string} = {}
   ) {
-    this.keys = new EmittedKeys({onMemory});
-    const fingerprints = before?.header === file ? before.fingerprints : undefined;
+    const {before} = options;
+    this.file = options.file ?? '';
+    this.keys = new EmittedKeys({onMemory: options.onMemory});
+    const fingerprints = before?.header === this.file ? before.fingerprints : undefined;
     before?.keys.forEach((key, i) => {
       const prints = this.before.get(key) ?? new Map<string, number>();
       const print = fingerprints?.[i] ?? '';
@@ -94,13 +98,15 @@ export class IdentityResume implements ResumeStrategy {
   }
 
   /**
-   * The identities this window emitted, one per row, as a STATE lists them (fingerprints only with
-   * Response IDs); undefined when too many to list.
+   * The identities this window emitted, one per row, as a STATE lists them (keyed fingerprints only
+   * with Response IDs), as many as fit in what a STATE may carry, the first emitted first; and how
+   * many more were emitted (`unlisted`).
    */
-  emittedKeys(): ListedRows | undefined {
-    if (!this.listed) return undefined;
+  emittedKeys(): {listed: ListedRows; unlisted: number} {
     const keys = [...this.listed.keys];
-    return this.wholeRows ? {keys} : {keys, fingerprints: [...this.listed.fingerprints], header: this.file};
+    const {prints} = this.listed;
+    const fingerprints = keys.map((_, i) => this.secret.print(prints[2 * i], prints[2 * i + 1]));
+    return {listed: this.wholeRows ? {keys} : {keys, fingerprints, header: this.file}, unlisted: this.unlistedRows};
   }
 
   get emitted(): number {
@@ -143,42 +149,36 @@ export class IdentityResume implements ResumeStrategy {
         [start, end] = [0, this.rowKey(batch, k, key)];
       }
       // The row's identity as text only while a STATE may list it or an earlier read's list is matched.
-      const asText = this.listed !== undefined || this.before.size > 0;
-      const text = asText ? this.text(key, start, end) : '';
-      const print = asText ? this.printText() : '';
-      if ((this.reading && this.keys.take(key, start, end, this.print)) || this.takeBefore(text, print)) {
+      const listing = this.unlistedRows === 0;
+      const text = listing || this.before.size > 0 ? this.text(key, start, end) : '';
+      if ((this.reading && this.keys.take(key, start, end, this.print)) || this.takeBefore(text)) {
         this.skippedRows++;
         keep ??= new Uint8Array(rows).fill(1);
         keep[r] = 0;
         continue;
       }
       this.keys.add(key, start, end, this.print);
-      this.list(text, print);
+      if (listing) this.list(text);
+      else this.unlistedRows++;
     }
     return keep ? selectRows(batch, keep) : batch;
   }
 
-  /** The row's fingerprint as a STATE lists it: 11 base64url characters ('' for a whole row, its own key). */
-  private printText(): string {
-    if (this.wholeRows) return '';
-    this.printBytes.writeUInt32LE(this.print[0], 0);
-    this.printBytes.writeUInt32LE(this.print[1], 4);
-    return this.printBytes.toString('base64url');
-  }
-
-  /** An identity as a STATE lists it: a Response ID as its text, a whole row's key in base64. */
+  /** An identity as a STATE lists it: a Response ID as its text, a whole row as its keyed hash (FingerprintKey). */
   private text(key: Uint8Array, start: number, end: number): string {
-    return Buffer.from(key.buffer, key.byteOffset + start, end - start).toString(this.wholeRows ? 'base64' : 'utf8');
+    if (this.wholeRows) return this.secret.wholeRow(key, start, end);
+    return Buffer.from(key.buffer, key.byteOffset + start, end - start).toString('utf8');
   }
 
   /**
    * Whether the row is one an earlier read emitted and this file has not met yet, by its key and
-   * fingerprint, else by its key alone where the state listed it without one; meets it.
+   * keyed fingerprint, else by its key alone where the state listed it without one; meets it.
    */
-  private takeBefore(text: string, print: string): boolean {
+  private takeBefore(text: string): boolean {
     const prints = this.beforeLeft.get(text);
     if (!prints) return false;
-    for (const p of [print, '']) {
+    const candidates = this.wholeRows ? [''] : [this.secret.print(this.print[0], this.print[1]), ''];
+    for (const p of candidates) {
       const left = prints.get(p);
       if (!left) continue;
       prints.set(p, left - 1);
@@ -187,14 +187,15 @@ export class IdentityResume implements ResumeStrategy {
     return false;
   }
 
-  private list(text: string, print: string): void {
-    if (!this.listed) return;
-    this.listedBytes += identityBytes(text, print);
-    if (this.listedBytes > LIMITS.state.emittedKeyBytes) this.listed = undefined;
-    else {
-      this.listed.keys.push(text);
-      if (print) this.listed.fingerprints.push(print);
+  /** Lists the identity of the row at hand, if it fits in what a STATE may carry; else counts it unlisted. */
+  private list(text: string): void {
+    this.listedBytes += identityBytes(text, this.wholeRows ? '' : PRINT_TEXT);
+    if (this.listedBytes > LIMITS.state.emittedKeyBytes) {
+      this.unlistedRows++;
+      return;
     }
+    this.listed.keys.push(text);
+    if (!this.wholeRows) this.listed.prints.push(this.print[0], this.print[1]);
   }
 
   /** The window is done with: its spill files go. */

@@ -89,8 +89,9 @@ export function scramble(w: Uint32Array, i: number): void {
 /**
  * The fingerprint of a row: a 64-bit hash of its bytes b[s, e) as the file has them, separators
  * and quotes included (so cell boundaries count), into out[0], out[1]; `view` is a DataView of
- * `b`. Unkeyed and fixed, read four bytes at a time in little-endian order whatever the machine:
- * a STATE carries it to the next process (resume.ts). Not exact: two different rows share it
+ * `b`. Fixed, read four bytes at a time in little-endian order whatever the machine, so that a
+ * later process computes the same; it never leaves the process but as a keyed hash of it
+ * (FingerprintKey.print: it covers dropped and hashed cells too). Not exact: two different rows share it
  * with a probability of about 2^-64, which matters only for two rows of one Response ID (a
  * service that repeats an id), so never in practice.
  */
