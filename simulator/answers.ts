@@ -48,6 +48,7 @@ export function routeContext(
     job: job && state.exports.record(job),
     n,
     now: () => state.clock.now(),
+    pause: (ms) => ctx.pause(ms),
     next: service,
     send(status, body, headers = {}) {
       const bytes = body === undefined ? Buffer.alloc(0) : Buffer.isBuffer(body) ? body : Buffer.from(body, 'utf8');

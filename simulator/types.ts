@@ -317,6 +317,11 @@ export interface RouteContext {
   n: number;
   /** The simulator's clock time. */
   now(): number;
+  /**
+   * Waits `ms` on the simulator's clock, not working on the request meanwhile (a virtual clock may jump):
+   * true then, false as soon as the client went away. A slow answer paced on the clock, whatever the machine's load.
+   */
+  pause(ms: number): Promise<boolean>;
   /** Answers as the service would. */
   next(): Promise<void>;
   send(status: number, body?: string | Buffer, headers?: Record<string, string | number>): void;

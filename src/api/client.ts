@@ -8,7 +8,7 @@ import {connectorError} from '../core/errors';
 import {LIMITS} from '../core/limits';
 import {formatUtcTimestamp, TimeWindow} from '../core/time';
 import {futureFilter, redactUrl, RequestContext} from './api-error';
-import {Download, downloadTransport, ExportFile} from './download';
+import {Download, DownloadClock, downloadTransport, ExportFile} from './download';
 import {classifyStatus, ExportStatus} from './export-status';
 import {bodyExcerpt, describeProblem, looksLikeHtml, parseProblemDetails} from './problem-details';
 import {ListOptions, pagedList, requestPage} from './paged-list';
@@ -47,7 +47,9 @@ export class QuestbackApi implements ExportApi {
     private readonly http: AxiosInstance,
     readonly apiUrl: string,
     private readonly settings: ExportSettings,
-    private readonly idleTimeoutMs: number
+    private readonly idleTimeoutMs: number,
+    /** The clock of a download's time rules. */
+    private readonly clock: DownloadClock
   ) {}
 
   async createExport(questId: string, window: TimeWindow, signal?: AbortSignal): Promise<CreateResult> {
@@ -183,6 +185,7 @@ export class QuestbackApi implements ExportApi {
           questId,
           exportId,
           idleTimeoutMs: this.idleTimeoutMs,
+          clock: this.clock,
         }),
       };
     }

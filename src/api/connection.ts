@@ -61,7 +61,7 @@ export function openConnection(config: QuestbackConfig, options: ConnectionOptio
     onAnswer: options.onApiAnswer,
   });
   return {
-    api: new QuestbackApi(http, config.api_url, exportSettings(config), options.idleTimeoutMs),
+    api: new QuestbackApi(http, config.api_url, exportSettings(config), options.idleTimeoutMs, runtime),
     authenticate: async (signal) => void (await tokens.token(signal)),
   };
 }

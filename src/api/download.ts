@@ -5,6 +5,7 @@ import zlib from 'zlib';
 
 import {connectorError} from '../core/errors';
 import {LIMITS} from '../core/limits';
+import {Runtime} from '../core/runtime';
 import {formatDuration} from '../core/time';
 import {looksLikeHtml} from './problem-details';
 
@@ -74,9 +75,13 @@ export const downloadTransport = {
   },
 };
 
+/** The clock a download's time rules (the idle timeout, the progress floor) run on: the command's runtime. */
+export type DownloadClock = Pick<Runtime, 'now' | 'sleep'>;
+
 export interface DownloadInfo {
   questId: string;
   exportId: string;
+  clock: DownloadClock;
   /** Longest silence of the body before the download counts as cut off. */
   idleTimeoutMs: number;
   /** The floor on progress; by default LIMITS.downloadProgress scaled by the idle timeout. */
@@ -119,7 +124,7 @@ export class Download implements ExportFile {
    * the body read may be cut anywhere and is not delivered whole; chunks() throws DownloadCutOff.
    */
   overran = false;
-  private startedAt = Date.now();
+  private startedAt: number;
   private lastByteAt: number | undefined;
 
   constructor(
@@ -136,6 +141,7 @@ export class Download implements ExportFile {
       .trim()
       .toLowerCase();
     this.contentEncoding = encoding && encoding !== 'identity' ? encoding : undefined;
+    this.startedAt = info.clock.now();
   }
 
   /**
@@ -144,15 +150,15 @@ export class Download implements ExportFile {
    * stalled download.
    */
   async *chunks(): AsyncGenerator<Buffer> {
-    const {idleTimeoutMs} = this.info;
+    const {idleTimeoutMs, clock} = this.info;
     const floor = this.info.progressFloor ?? {
       spanMs: idleTimeoutMs * LIMITS.downloadProgress.spanIdleTimeouts,
       minBytes: LIMITS.downloadProgress.minBytes,
     };
-    this.startedAt = Date.now();
+    this.startedAt = clock.now();
     this.body.on('data', (chunk: Buffer) => {
       this.receivedBytes += chunk.length;
-      this.lastByteAt = Date.now();
+      this.lastByteAt = clock.now();
     });
     const source: Readable = this.contentEncoding
       ? pipeline(this.body, this.decoder(this.contentEncoding), () => undefined)
@@ -170,21 +176,23 @@ export class Download implements ExportFile {
     let first = true;
     try {
       for (;;) {
-        const waitFrom = Date.now();
-        const idleTimer = setTimeout(stalled, idleTimeoutMs);
-        const floorTimer = setTimeout(() => {
-          spanWaitedMs += Date.now() - waitFrom;
+        const waitFrom = clock.now();
+        // Both rules wait on the command's clock (a test's virtual one too); the next bytes end both waits.
+        const waiting = new AbortController();
+        const ignore = (): void => undefined;
+        clock.sleep(idleTimeoutMs, waiting.signal).then(stalled, ignore);
+        clock.sleep(floor.spanMs - spanWaitedMs, waiting.signal).then(() => {
+          spanWaitedMs += clock.now() - waitFrom;
           stop(trickle())();
-        }, floor.spanMs - spanWaitedMs);
+        }, ignore);
         let next: IteratorResult<Buffer>;
         try {
           next = await iterator.next();
         } finally {
-          clearTimeout(idleTimer);
-          clearTimeout(floorTimer);
+          waiting.abort();
         }
         if (next.done) break;
-        spanWaitedMs += Date.now() - waitFrom;
+        spanWaitedMs += clock.now() - waitFrom;
         if (this.receivedBytes - spanBytes >= floor.minBytes) {
           spanBytes = this.receivedBytes;
           spanWaitedMs = 0;
@@ -220,7 +228,10 @@ export class Download implements ExportFile {
 
   /** How far the download came, as a cut-off reports it. */
   progress(): DownloadProgress {
-    return {receivedBytes: this.receivedBytes, silentMs: Date.now() - (this.lastByteAt ?? this.startedAt)};
+    return {
+      receivedBytes: this.receivedBytes,
+      silentMs: this.info.clock.now() - (this.lastByteAt ?? this.startedAt),
+    };
   }
 
   private cutOff(reason: string): DownloadCutOff {

@@ -7,6 +7,11 @@ import {DAY_MS, HostileRun, logs, Row, runHostile, streamDataProblems, withServe
 import {Simulator} from '../../simulator';
 
 const Q = '1b4e28ba-2fa1-41d2-883f-0016d3cca427';
+/**
+ * The download's idle timeout and progress floor run on the same clock as the pace: with a request timeout of
+ * 120 s the floor is 64 KB per 240 s, so a download of 600 B/s is slow but sound.
+ */
+const SLOW_BUT_SOUND = {request_timeout_seconds: 120};
 
 /** 400 responses over the last two days, each about 150 bytes: a file of about 60 KB. */
 function manyRows(): Row[] {
@@ -38,7 +43,7 @@ describe('progress while downloading', () => {
   test('a download of about 100 s logs a line every 30 s or more with rows, size, rate and the share done', async () => {
     await withServer({quests: [{id: Q, rows: manyRows()}]}, async (server) => {
       server.setFaults({downloadBytesPerSecond: 600});
-      const run = await runHostile(server, 'read');
+      const run = await runHostile(server, 'read', {config: SLOW_BUT_SOUND});
       expectWhole(run, server);
       const lines = progressLines(logs(run));
       // About 100 s of download: a line after 30, 60 and 90 s (the last one may fall after the end).
@@ -83,7 +88,7 @@ describe('progress while downloading', () => {
   test('a slow download of unknown size says so instead of a share', async () => {
     await withServer({quests: [{id: Q, rows: manyRows()}]}, async (server) => {
       server.setFaults({downloadBytesPerSecond: 1500, framing: 'chunked'});
-      const run = await runHostile(server, 'read');
+      const run = await runHostile(server, 'read', {config: SLOW_BUT_SOUND});
       expectWhole(run, server);
       const lines = progressLines(logs(run));
       expect(lines.length).toBeGreaterThanOrEqual(1);

@@ -106,6 +106,35 @@ describe('hostile service', () => {
   );
 
   test.concurrent(
+    'a. a window whose downloads send rows and then stall every time fails within the stall budget plus one idle timeout, its first stall counted',
+    async () => {
+      await withServer({quests: [Q]}, async (server) => {
+        server.on('download', stallMidRow);
+        // On the service's virtual clock: an idle timeout of 2 min, a stall budget of 5 min.
+        const run = await runHostile(server, 'read', {killAfterMs: KILL_MS, config: {request_timeout_seconds: 120}});
+        expectOutcome(run, server, {
+          code: 1,
+          maxSeconds: HANG_S,
+          failure: {
+            type: 'transient_error',
+            message: /its downloads went \S+ min without a new row \(at most 5\.0 min are allowed\)/,
+            questId: Q,
+          },
+          failed: [Q],
+        });
+        // The first stall, after the rows that came, is counted: 2 of the 5 minutes are gone after it.
+        const again = logs(run).filter((l) => /downloading it again/.test(l.message));
+        expect(again[0]?.message).toMatch(/\(3\.0 min of the 5\.0 min a window may go without new rows are left\)/);
+        // Three stalls of 2 min, no split: within the budget plus one idle timeout of the first download.
+        const downloads = server.requests('download');
+        expect(downloads).toHaveLength(3);
+        expect(run.exitedAt - downloads[0].at).toBeLessThanOrEqual(5 * 60_000 + 120_000);
+      });
+    },
+    TEST_MS
+  );
+
+  test.concurrent(
     'a. when only the first download stalls mid-row and later ones are whole, every row arrives exactly once',
     async () => {
       await withServer({quests: [Q]}, async (server) => {

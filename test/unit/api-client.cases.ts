@@ -3,6 +3,7 @@ import {AddressInfo} from 'net';
 
 import {QuestbackApi} from '../../src/api/client';
 import {createHttpClient, retryPolicy} from '../../src/api/http';
+import {systemRuntime} from '../../src/core/runtime';
 import {quietLogger, virtualRuntime} from '../helpers/fake-api';
 import {DEFAULT_EXPORT_SETTINGS} from '../helpers/fixtures';
 
@@ -27,7 +28,7 @@ function api(url: string): QuestbackApi {
     logger: quietLogger(),
     policy: retryPolicy('sync', 2000),
   });
-  return new QuestbackApi(http, url, DEFAULT_EXPORT_SETTINGS, 2000);
+  return new QuestbackApi(http, url, DEFAULT_EXPORT_SETTINGS, 2000, systemRuntime);
 }
 
 const FILE = '/v1/quests/q/exports/e/download';

@@ -14,8 +14,9 @@ import {classifyStatus} from '../../src/api/export-status';
 import {createHttpClient, retryPolicy} from '../../src/api/http';
 import {parseConfig} from '../../src/core/config';
 import {failureTypeOf} from '../../src/core/errors';
-import {Runtime} from '../../src/core/runtime';
+import {Runtime, systemRuntime} from '../../src/core/runtime';
 import {secretForms} from '../../src/core/secrets';
+import {TestClock} from '../helpers/clock';
 import {quietLogger, virtualRuntime} from '../helpers/fake-api';
 import {DEFAULT_EXPORT_SETTINGS} from '../helpers/fixtures';
 
@@ -49,7 +50,8 @@ async function server(script: (path: string, n: number, method: string) => Answe
 
 function api(url: string, mode: 'sync' | 'check' = 'sync', runtime: Runtime = virtualRuntime()): QuestbackApi {
   const client = createHttpClient({baseURL: url, runtime, logger: quietLogger(), policy: retryPolicy(mode, 2000)});
-  return new QuestbackApi(client, url, DEFAULT_EXPORT_SETTINGS, 2000);
+  // A download's idle timeout on the real clock: the virtual runtime's waits end at once.
+  return new QuestbackApi(client, url, DEFAULT_EXPORT_SETTINGS, 2000, systemRuntime);
 }
 
 const STATUS = '/v1/quests/q/exports/e/status';
@@ -190,49 +192,65 @@ function fakeBody(headers: Record<string, string>): PassThrough & {headers: Reco
 }
 
 describe('downloads', () => {
+  // The time rules run on a virtual clock: the body's pace and the consumer's are the clock's, whatever the machine's load.
   test('a body that trickles (one byte at a time) is cut off by the progress floor, with its progress', async () => {
+    const clock = new TestClock();
     const body = fakeBody({'content-length': '1000'});
     const download = new Download(body as unknown as http.IncomingMessage, {
       questId: 'q',
       exportId: 'e',
       idleTimeoutMs: 10_000,
       progressFloor: {spanMs: 300, minBytes: 100},
+      clock,
     });
-    const drip = setInterval(() => body.write('x'), 10);
+    let dripping = true;
+    const drip = (async () => {
+      while (dripping && !body.destroyed) {
+        await clock.sleep(10);
+        body.write('x');
+      }
+    })();
     const err = await (async () => {
       for await (const chunk of download.chunks()) void chunk;
     })().catch((e: unknown) => e);
-    clearInterval(drip);
+    dripping = false;
+    await drip;
     expect(err).toBeInstanceOf(DownloadCutOff);
     const cut = err as DownloadCutOff;
     expect(cut.reason).toMatch(/slowed to a trickle: \d+ bytes in .* under the floor of 100 bytes per/);
-    expect(cut.progress?.receivedBytes).toBeGreaterThan(0);
-    expect(cut.progress?.silentMs).toBeGreaterThanOrEqual(0);
+    // About one byte per 10 ms of the 300 ms span: never the idle timeout's 10 s.
+    expect(cut.progress?.receivedBytes).toBeGreaterThan(20);
+    expect(cut.progress?.receivedBytes).toBeLessThan(40);
+    expect(cut.progress?.silentMs).toBeLessThanOrEqual(10);
   });
 
   test('a body at a sound pace, and a consumer slower than the floor, pass it', async () => {
+    const clock = new TestClock();
     const body = fakeBody({'content-length': '4000'});
     const download = new Download(body as unknown as http.IncomingMessage, {
       questId: 'q',
       exportId: 'e',
       idleTimeoutMs: 10_000,
       progressFloor: {spanMs: 200, minBytes: 100},
+      clock,
     });
-    let sent = 0;
-    const feed = setInterval(() => {
-      body.write(Buffer.alloc(1000, 'y'));
-      if (++sent === 4) {
-        clearInterval(feed);
-        body.end();
+    void (async () => {
+      for (let sent = 0; sent < 4; sent++) {
+        await clock.sleep(5);
+        body.write(Buffer.alloc(1000, 'y'));
       }
-    }, 5);
+      body.end();
+    })();
     let got = 0;
+    const start = clock.now();
     for await (const chunk of download.chunks()) {
       got += chunk.length;
       // The consumer takes longer than the span: not the download's fault.
-      await new Promise((resolve) => setTimeout(resolve, 250));
+      await clock.sleep(250);
     }
     expect(got).toBe(4000);
+    // The consumer spent longer than the floor's span.
+    expect(clock.now() - start).toBeGreaterThan(200);
   });
 
   /** A hand-made answer: its Content-Length counts characters, as a broken server might. */

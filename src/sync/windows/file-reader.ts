@@ -91,6 +91,36 @@ function sameRow(a: readonly string[] | undefined, b: readonly string[] | undefi
 }
 
 /**
+ * When the file's rows came: the time each count of complete rows was first reached (the reader says so
+ * after every chunk), kept until the rows are handed over.
+ */
+class RowArrivals {
+  private readonly counts: number[] = [];
+  private readonly times: number[] = [];
+  private head = 0;
+
+  reached(rows: number, at: number): void {
+    const last = this.counts.length > this.head ? this.counts[this.counts.length - 1] : -1;
+    if (rows > last) {
+      this.counts.push(rows);
+      this.times.push(at);
+    }
+  }
+
+  /** When the first `rows` rows were all complete (`now` if the reader has not said yet); earlier counts are forgotten. */
+  of(rows: number, now: number): number {
+    while (this.head < this.counts.length && this.counts[this.head] < rows) this.head++;
+    const at = this.head < this.counts.length ? this.times[this.head] : now;
+    if (this.head > 1024) {
+      this.counts.splice(0, this.head);
+      this.times.splice(0, this.head);
+      this.head = 0;
+    }
+    return at;
+  }
+}
+
+/**
  * Downloads one export file and pushes the rows its window has not emitted yet to the sink. A
  * cut-off comes back as a typed outcome; a file whose header differs from the window's is an error.
  */
@@ -106,6 +136,7 @@ export async function readExportFile(
   const download = opened.download;
   const progress = new DownloadProgress({...file, totalBytes: download.contentLength}, ctx.logger, () => ctx.now());
   let lastNew = ctx.now();
+  const arrivals = new RowArrivals();
   let position = 0;
   let emitted = 0;
   let estimated = false;
@@ -156,12 +187,18 @@ export async function readExportFile(
             estimated = true;
             sink.estimate?.(Math.round((position * download.contentLength) / download.receivedBytes));
           }
+          // Dated by the arrival of the batch's last row, not by its handing over: a cut-off hands over the
+          // rows that came before it only then, and the stretch since they came counts against the stall budget.
+          const arrived = arrivals.of(position, ctx.now());
           if (fresh.rows === 0) return undefined;
           emitted += fresh.rows;
-          lastNew = ctx.now();
+          lastNew = arrived;
           return sink.rows(fresh);
         },
-        progress: (_bytes, rows) => progress.update(rows, download.receivedBytes),
+        progress: (_bytes, rows) => {
+          arrivals.reached(rows, ctx.now());
+          progress.update(rows, download.receivedBytes);
+        },
       }
     );
   } catch (err) {
