@@ -24,17 +24,18 @@ export interface RecordedExport {
 export interface EmittedRows {
   /** The end of the window they lie in: once the cursor reaches it, they lie behind it. */
   until: number;
-  /** Their identities, one per row: Response IDs, or whole rows (resume.ts) when `wholeRows`. */
+  /** Their identities, one per row: Response IDs, or keyed hashes of whole rows (windows/resume/) when `wholeRows`. */
   keys: string[];
   /**
-   * Beside Response IDs, each row's fingerprint (resume.ts), to tell apart two rows of one id; ''
+   * Beside Response IDs, each row's keyed fingerprint (windows/resume/), to tell apart two rows of one id; ''
    * where a state written before fingerprints listed the id (any one row of it). Absent for whole rows.
    */
   fingerprints?: string[];
   /**
-   * With fingerprints: the digest of the export settings and header of the file they were taken
-   * from (resume.ts fileDigest). A row's bytes change with either, so the fingerprints count only
-   * for a file of the same digest; for another (the survey was edited, a setting changed) the ids do.
+   * With fingerprints: the keyed digest of the export settings and header of the file they were
+   * taken from (FingerprintKey.file). A row's bytes change with either, and its keyed fingerprint with
+   * the secret, so the fingerprints count only for a file of the same digest; for another (the survey
+   * was edited, a setting changed, another secret) the ids do.
    */
   header?: string;
   wholeRows: boolean;

@@ -22,7 +22,7 @@ export const MAX_INVALID_SEQUENCES = 100;
  * What this sync has read of a planned window, carried from file to file of it: when a download is
  * cut off and the export is downloaded again, its file is gone and the export is created again, or
  * the window is split, the next files skip exactly the rows the window emitted already (by identity,
- * see resume.ts), in whatever order they list them.
+ * see resume/), in whatever order they list them.
  */
 export interface WindowFiles {
   /** The header of the window's first file; every later file must repeat it. */

@@ -7,7 +7,7 @@ const NO_PRINT = new Uint32Array(2);
 
 /**
  * The identities a window has emitted, in memory that does not grow with the window (see
- * resume.ts for what they are for). An identity is a key and the fingerprint of the row's content
+ * identity-resume.ts for what they are for). An identity is a key and the fingerprint of the row's content
  * (8 bytes; see rowPrint), so two rows that share a key are two identities, and rows alike byte
  * for byte are counted. While a file is read for the first time, each identity only goes to a
  * spill file: 24 bytes for most keys, appended through a 64 KiB buffer. After a setback, when a
