@@ -98,6 +98,8 @@ export class QuestData {
   /** Creation times of rows added after start, strictly increasing. */
   private readonly added: number[] = [];
   private readonly rng = new Prng(0);
+  /** Header texts renamed while the simulator runs (renameColumn): old text -> new text. */
+  private readonly renamed = new Map<string, string>();
 
   constructor(
     readonly config: ResolvedQuest,
@@ -197,7 +199,16 @@ export class QuestData {
     return [lo, Math.max(lo, hi)];
   }
 
+  /** Renames a column: every header from now on has `to` where it had `from`. */
+  renameColumn(from: string, to: string): void {
+    this.renamed.set(from, to);
+  }
+
   header(s: ResolvedSettings): string[] {
+    return this.texts(s).map((text) => this.renamed.get(text) ?? text);
+  }
+
+  private texts(s: ResolvedSettings): string[] {
     if (this.table) return [...this.table.header];
     const header = [this.dialect.options.responseIdTitle ?? RESPONSE_ID, this.dialect.options.createdTitle ?? CREATED];
     if (s.includeRespondentInformation) header.push(EMAIL, PHONE);

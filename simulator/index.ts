@@ -140,6 +140,15 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       questOf(state, questId).data.insertQuestion(at, question, clock.now());
     },
 
+    renameColumn(questId: string, from: string, to: string) {
+      // The texts of the quest's header under either layout of its columns.
+      const layouts = [{}, {includeRespondentInformation: true, expandMultipleChoiceToColumns: true}];
+      const texts = new Set(layouts.flatMap((settings) => groundTruth(state, questId, settings).header));
+      if (!texts.has(from)) throw new Error(`quest ${questId} has no column ${JSON.stringify(from)}`);
+      if (!to || texts.has(to)) throw new Error(`the new text must be new to quest ${questId}, and not empty`);
+      questOf(state, questId).data.renameColumn(from, to);
+    },
+
     addInvitations(questId: string, count: number) {
       if (!Number.isInteger(count) || count < 0) throw new Error('count must be an integer >= 0');
       questOf(state, questId).invitations.add(count, clock.now());

@@ -260,6 +260,11 @@ export interface Simulator {
    * created from now on answer it, earlier ones have an empty cell, and every other cell stays.
    */
   insertQuestion(questId: string, at: number, question: InsertedQuestion): void;
+  /**
+   * Renames a column of the survey (a question edited, say `E-mail` to `E-mail address`): every
+   * export file written from now on has the header text `to` where it had `from`; the cells stay.
+   */
+  renameColumn(questId: string, from: string, to: string): void;
   /** Adds `count` invitations to the quest at the clock's now (1 ms apart). */
   addInvitations(questId: string, count: number): void;
   /** Every invitation of the quest visible now, in addedAt order, with its current statuses. */

@@ -1424,3 +1424,28 @@ describe('simulator CLI', () => {
     }
   });
 });
+
+describe('renameColumn', () => {
+  test('every file written from then on has the new text where the old was; the cells stay; an unknown or taken text is refused', async () => {
+    const sim = await startSimulator({
+      files: 'memory',
+      quests: [
+        {
+          id: 'renamed',
+          table: {header: ['Response ID', 'Created', 'E-mail'], rows: [['1', '2026-01-01T00:00:00.000Z', 'a@b.no']]},
+        },
+      ],
+    });
+    try {
+      sim.renameColumn('renamed', 'E-mail', 'E-mail address');
+      expect(sim.groundTruth('renamed')).toEqual({
+        header: ['Response ID', 'Created', 'E-mail address'],
+        rows: [['1', '2026-01-01T00:00:00.000Z', 'a@b.no']],
+      });
+      expect(() => sim.renameColumn('renamed', 'E-mail', 'Mail')).toThrow(/has no column "E-mail"/);
+      expect(() => sim.renameColumn('renamed', 'Created', 'E-mail address')).toThrow(/must be new/);
+    } finally {
+      await sim.close();
+    }
+  });
+});

@@ -56,3 +56,34 @@ test('a full refresh reads no state: nothing to compare, the check of this salt 
   expect(saltChanged).toBe(false);
   expect(progress.saltCheck).toBe(saltCheck(SALT));
 });
+
+describe("the state's sensitive_columns entries that matched the quest (sensitive_matched)", () => {
+  const PROTECTING = {
+    sensitive_columns: [
+      {column: 'E-mail', action: 'hash'},
+      {column: 'Phone', action: 'drop'},
+      {column: 'Q2', action: 'keep'},
+    ],
+    hash_salt: SALT,
+  };
+  const matchedIn = (list: unknown) => ({...stateWith(), sensitive_matched: list});
+
+  test.each([
+    ['entries of the config', ['E-mail', 'Phone'], ['E-mail', 'Phone']],
+    ['an entry the config no longer has, or keeps', ['E-mail', 'Fax', 'Q2'], ['E-mail']],
+    ['texts named like members of Object.prototype', ['__proto__', 'constructor', 'E-mail'], ['E-mail']],
+    ['what is no list of texts (ignored)', {__proto__: ['E-mail'], length: 1}, []],
+    ['a list with other values', ['Phone', 7, null, {column: 'E-mail'}], ['Phone']],
+  ])("a state listing %s (%j): only the config's entries that hash or drop", (_, list, want) => {
+    const {progress, sensitiveMatched} = start(PROTECTING, matchedIn(list));
+    expect(sensitiveMatched).toEqual(want);
+    expect(progress.sensitiveMatched).toBe(sensitiveMatched);
+  });
+
+  test('the state writes the list sorted, and only when it holds an entry; a full refresh starts from none', () => {
+    const {progress} = start(PROTECTING, matchedIn(['Phone', 'E-mail']));
+    expect(questState(progress, 'created').sensitive_matched).toEqual(['E-mail', 'Phone']);
+    expect(questState(start(PROTECTING, stateWith()).progress, 'created')).not.toHaveProperty('sensitive_matched');
+    expect(start(PROTECTING, matchedIn(['E-mail']), false).sensitiveMatched).toEqual([]);
+  });
+});

@@ -51,6 +51,12 @@ export interface QuestProgress {
   emitted?: EmittedRows;
   /** The check of the hash_salt the quest's hashed cells were made with (core/keyed-hash.ts saltCheck). */
   saltCheck?: string;
+  /**
+   * The sensitive_columns entries (their `column` texts, from the config: never a header's) that hash
+   * or drop a column of the quest, in this sync or an earlier one. The quest's read adds to this list
+   * as it meets headers (streams/sensitive-columns.ts QuestSensitivity).
+   */
+  sensitiveMatched?: string[];
 }
 
 /** About the bytes a row's identity takes in a STATE's JSON: its key and its fingerprint if any, quoted, a comma each. */

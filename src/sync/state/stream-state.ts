@@ -22,6 +22,8 @@ export interface QuestState {
   emitted?: EmittedState;
   /** The check of the hash_salt of the quest's hashed cells: a later sync under another salt says so. */
   salt_check?: string;
+  /** The sensitive_columns entries that hashed or dropped a column of the quest: one that matches none later fails it. */
+  sensitive_matched?: string[];
 }
 
 interface EmittedState {
@@ -44,7 +46,7 @@ interface ExportState {
 
 /** A quest's progress as its state says it; `cursorField` is the records' field the cursor stands for. */
 export function questState(progress: QuestProgress, cursorField: string): QuestState {
-  const {cursor, density, exports, emitted, saltCheck} = progress;
+  const {cursor, density, exports, emitted, saltCheck, sensitiveMatched} = progress;
   return {
     cursor: formatUtcTimestamp(cursor),
     cursor_field: [cursorField],
@@ -71,6 +73,7 @@ export function questState(progress: QuestProgress, cursorField: string): QuestS
         }
       : {}),
     ...(saltCheck ? {salt_check: saltCheck} : {}),
+    ...(sensitiveMatched?.length ? {sensitive_matched: [...sensitiveMatched].sort()} : {}),
   };
 }
 
@@ -185,6 +188,12 @@ export function densityOf(streamState: unknown): DensityHint | undefined {
 export function saltCheckOf(streamState: unknown): string | undefined {
   const check = (streamState as {salt_check?: unknown} | undefined)?.salt_check;
   return typeof check === 'string' && check ? check : undefined;
+}
+
+/** The sensitive_columns entries a stream's state says matched a column of the quest (anything else is ignored). */
+export function sensitiveMatchedOf(streamState: unknown): string[] {
+  const list = (streamState as {sensitive_matched?: unknown} | undefined)?.sensitive_matched;
+  return Array.isArray(list) ? list.filter((entry): entry is string => typeof entry === 'string') : [];
 }
 
 /**

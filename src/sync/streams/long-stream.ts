@@ -96,5 +96,5 @@ export const answersStream = questsStream(
   ANSWERS_STREAM,
   ANSWERS_SUPPORT,
   answersCatalogStream,
-  (ref, questId, ctx) => new QuestLong(ref, questId, ctx.config, ctx.logger)
+  (ref, questId, ctx, sensitiveMatched) => new QuestLong(ref, questId, ctx.config, ctx.logger, sensitiveMatched)
 );

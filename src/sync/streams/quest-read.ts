@@ -3,7 +3,14 @@ import {LIMITS} from '../../core/limits';
 import {resumeSecret, saltCheck} from '../../core/keyed-hash';
 import {DAY_MS, formatUtcTimestamp, sinceForStartDate} from '../../core/time';
 import {QuestCheckpoints, QuestProgress} from '../state/checkpoints';
-import {cursorOf, densityOf, emittedOf, recordedExportsOf, saltCheckOf} from '../state/stream-state';
+import {
+  cursorOf,
+  densityOf,
+  emittedOf,
+  recordedExportsOf,
+  saltCheckOf,
+  sensitiveMatchedOf,
+} from '../state/stream-state';
 import {QuestPlan} from '../windows/quest-plan';
 import {QuestSync} from '../windows/quest-sync';
 import {FingerprintKey} from '../windows/resume';
@@ -14,13 +21,15 @@ import {PlanContext, ReadEnv} from './stream-definition';
 /**
  * Where a quest's read starts: from its state (less any lookback), or just before start_date.
  * `saltChanged`: its state says its cells were hashed under another hash_salt than this read's.
+ * `sensitiveMatched`: the sensitive_columns entries that protected a column of it before (the list
+ * the progress carries, which its read's QuestSensitivity adds to).
  */
 export function questStart(
   ctx: PlanContext,
   label: string,
   state: unknown,
   incremental: boolean
-): {from: number; progress: QuestProgress; saltChanged: boolean} {
+): {from: number; progress: QuestProgress; saltChanged: boolean; sensitiveMatched: string[]} {
   const {config, logger} = ctx;
   const startSince = sinceForStartDate(Date.parse(config.start_date));
   const stateCursor = incremental ? cursorOf(state, label) : undefined;
@@ -56,6 +65,9 @@ export function questStart(
       : undefined;
   const earlier = incremental ? saltCheckOf(state) : undefined;
   const check = current ?? earlier;
+  // The entries that protected a column of the quest before, as long as the config still has them.
+  const protecting = new Set(config.sensitive_columns.filter((c) => c.action !== 'keep').map((c) => c.column));
+  const sensitiveMatched = incremental ? sensitiveMatchedOf(state).filter((entry) => protecting.has(entry)) : [];
   return {
     from,
     progress: {
@@ -64,8 +76,10 @@ export function questStart(
       exports: recorded.slice(0, most),
       ...(emitted && emitted.until > cursor ? {emitted} : {}),
       ...(check ? {saltCheck: check} : {}),
+      sensitiveMatched,
     },
     saltChanged: current !== undefined && earlier !== undefined && current !== earlier,
+    sensitiveMatched,
   };
 }
 

@@ -145,9 +145,11 @@ export class QuestColumns implements QuestRecords {
     private readonly questId: string,
     private readonly configured: ConfiguredColumns,
     private readonly config: QuestbackConfig,
-    private readonly logger: AirbyteLogger
+    private readonly logger: AirbyteLogger,
+    /** The sensitive_columns entries that protected a column of the quest before (QuestSensitivity). */
+    sensitiveMatched: string[] = []
   ) {
-    this.sensitivity = new QuestSensitivity(config, questId, logger);
+    this.sensitivity = new QuestSensitivity(config, questId, logger, sensitiveMatched);
   }
 
   header(header: string[]): number {
@@ -270,8 +272,15 @@ export const questStreams: StreamDefinition = {
     const questId = questIdFromStreamName(ref.name);
     if (!questId || ctx.config.stream_layout !== 'per_quest') return undefined;
     const incremental = configured.sync_mode === 'incremental';
-    const {from, progress, saltChanged} = questStart(ctx, `Stream ${ref.name}`, state, incremental);
-    const records = new QuestColumns(ref, questId, configuredColumns(configured), ctx.config, ctx.logger);
+    const {from, progress, saltChanged, sensitiveMatched} = questStart(ctx, `Stream ${ref.name}`, state, incremental);
+    const records = new QuestColumns(
+      ref,
+      questId,
+      configuredColumns(configured),
+      ctx.config,
+      ctx.logger,
+      sensitiveMatched
+    );
     const plan: QuestPlan = {
       questId,
       stream: ref,

@@ -84,9 +84,11 @@ export abstract class QuestResponseRecords<Cell> implements QuestRecords {
     private readonly stream: StreamRef,
     private readonly questId: string,
     protected readonly config: QuestbackConfig,
-    logger: AirbyteLogger
+    logger: AirbyteLogger,
+    /** The sensitive_columns entries that protected a column of the quest before (QuestSensitivity). */
+    sensitiveMatched: string[] = []
   ) {
-    this.sensitivity = new QuestSensitivity(config, questId, logger);
+    this.sensitivity = new QuestSensitivity(config, questId, logger, sensitiveMatched);
   }
 
   /** The answer cells of the header (a dropped sensitive column gives none). */
@@ -136,7 +138,7 @@ export function questsStream(
   name: string,
   support: StreamSupport,
   catalogStreamOf: (config: QuestbackConfig) => ReturnType<typeof catalogStream>,
-  recordsOf: (ref: StreamRef, questId: string, ctx: PlanContext) => QuestRecords
+  recordsOf: (ref: StreamRef, questId: string, ctx: PlanContext, sensitiveMatched: string[]) => QuestRecords
 ): StreamDefinition {
   return {
     support,
@@ -149,7 +151,9 @@ export function questsStream(
     plan(ctx, configured, state, out) {
       const ref = streamRef(configured);
       if (ref.name !== name || ctx.config.stream_layout !== layout) return undefined;
-      return planQuestsStream(ctx, configured, state, out, (questId) => recordsOf(ref, questId, ctx));
+      return planQuestsStream(ctx, configured, state, out, (questId, sensitiveMatched) =>
+        recordsOf(ref, questId, ctx, sensitiveMatched)
+      );
     },
   };
 }
@@ -168,7 +172,7 @@ export function planQuestsStream(
   configured: ConfiguredStream,
   state: unknown,
   out: SyncOutput,
-  recordsOf: (questId: string) => QuestRecords
+  recordsOf: (questId: string, sensitiveMatched: string[]) => QuestRecords
 ): StreamRead {
   const ref = streamRef(configured);
   const {config, logger} = ctx;
@@ -177,7 +181,8 @@ export function planQuestsStream(
   const stream = new StreamCheckpoints(out, ref, combinedState(previous));
   let saltChanged = false;
   const quests = config.quest_ids.map((questId) => {
-    const {from, progress, saltChanged: changed} = questStart(ctx, `Quest ${questId}`, previous[questId], incremental);
+    const start = questStart(ctx, `Quest ${questId}`, previous[questId], incremental);
+    const {from, progress, saltChanged: changed} = start;
     saltChanged ||= changed;
     if (incremental && previous[questId] === undefined && Object.keys(previous).length > 0) {
       logger.info(`Quest ${questId} is new to this connection: it is read from start_date ${config.start_date}.`);
@@ -185,7 +190,7 @@ export function planQuestsStream(
     const plan: QuestPlan = {
       questId,
       stream: ref,
-      records: recordsOf(questId),
+      records: recordsOf(questId, start.sensitiveMatched),
       from,
       end: ctx.syncEnd,
       ...(progress.density ? {density: progress.density} : {}),

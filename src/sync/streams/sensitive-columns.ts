@@ -136,19 +136,60 @@ export function sensitiveNotes(
   return notes;
 }
 
-/** A quest's sensitive columns as its read meets its headers; what they mean is logged once per quest. */
+/** A text's letters and digits, lower case, without accents: what two spellings of a column share. */
+function looks(text: string): string {
+  return text
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, '');
+}
+
+/** Edits (insert, delete, replace) from a to b. */
+function editDistance(a: string, b: string): number {
+  let row = Array.from({length: b.length + 1}, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++)
+      next[j] = Math.min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    row = next;
+  }
+  return row[b.length];
+}
+
+/** The header texts that look like an entry: one's letters hold the other's, or differ in a few. */
+export function lookAlikes(entry: string, header: readonly string[]): string[] {
+  const e = looks(entry);
+  if (!e) return [];
+  return header.filter((text) => {
+    const t = looks(text);
+    return !!t && (t.includes(e) || e.includes(t) || editDistance(e, t) <= Math.max(1, Math.floor(e.length / 4)));
+  });
+}
+
+/**
+ * A quest's sensitive columns as its read meets its headers; what they mean is logged once per
+ * quest. An entry that hashed or dropped a column of the quest before (`matched`, the list its state
+ * carries) and matches none of a header now fails the quest: the column was renamed in the survey
+ * and would otherwise leave the connector in clear.
+ */
 export class QuestSensitivity {
   private noted = false;
 
   constructor(
     private readonly config: QuestbackConfig,
     private readonly questId: string,
-    private readonly logger: AirbyteLogger
+    private readonly logger: AirbyteLogger,
+    private readonly matched: string[] = []
   ) {}
 
   /** Each column's treatment in this header (a survey edited during the sync gives another header). */
   treatments(header: readonly string[]): Treatment[] {
     const sensitive = sensitiveHeader(header, this.config, this.questId);
+    const now = new Set(sensitive.matched.filter((c) => c.action !== 'keep').map((c) => c.column));
+    const lost = this.matched.filter((entry) => !now.has(entry));
+    if (lost.length) throw this.renamed(lost, header);
+    for (const entry of now) if (!this.matched.includes(entry)) this.matched.push(entry);
     if (!this.noted) {
       this.noted = true;
       for (const note of sensitiveNotes(header, this.config, this.questId, sensitive)) {
@@ -157,5 +198,17 @@ export class QuestSensitivity {
       }
     }
     return sensitive.treatments;
+  }
+
+  private renamed(lost: readonly string[], header: readonly string[]): Error {
+    const each = lost.map((entry) => {
+      const like = lookAlikes(entry, header);
+      return `${JSON.stringify(entry)} (header texts that look like it: ${like.length ? like.map((t) => JSON.stringify(t)).join(', ') : 'none'})`;
+    });
+    return connectorError(
+      'config_error',
+      `Quest ${this.questId}: sensitive_columns ${lost.length > 1 ? 'entries' : 'entry'} ${each.join(', ')} matched a column of this quest in an earlier sync and ${lost.length > 1 ? 'match' : 'matches'} none of its export now: the column was renamed in the survey, and its values would leave the connector in clear. Nothing of this quest was read. In sensitive_columns, replace the entry by the column's text as the export has it now (or remove the entry if the column is gone from the survey), then sync again.`,
+      {questId: this.questId, entries: lost.join(', ')}
+    );
   }
 }

@@ -154,8 +154,10 @@ export async function readExportFile(
         header: (cells) => {
           assertHeader(cells, file);
           if (files.header === undefined) {
-            files.header = cells;
+            // The window's header only once the stream took it: a file of the window read after a
+            // refusal (an earlier attempt's export, exported anew) is refused again, not read as taken.
             const keyIndex = sink.begin(cells);
+            files.header = cells;
             files.resume = windowResume(ctx, file, keyIndex, cells);
           } else if (!sameRow(files.header, cells)) {
             throw connectorError(
