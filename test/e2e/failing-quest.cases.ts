@@ -4,7 +4,8 @@
 // with its own error each sync; the rows it sends twice are exactly the number the log says. And the
 // STATE's list of the rows it sent lets nobody confirm a dropped or hashed cell by hashing candidates:
 // an attacker who knows every other byte of the row and the fingerprint algorithm, with the STATE and
-// the records, matches no candidate; only the holder of the config's secret matches the true one.
+// the records, matches no candidate; only the holder of the config's secret matches the true one. A
+// hash_salt changed between a failed sync and the next degrades to matching by Response ID, said once.
 
 import fs from 'fs';
 
