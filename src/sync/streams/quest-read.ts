@@ -1,4 +1,5 @@
 import {SEPARATORS} from '../../core/config';
+import {isAuthFailure} from '../../core/errors';
 import {LIMITS} from '../../core/limits';
 import {resumeSecret, saltCheck} from '../../core/keyed-hash';
 import {DAY_MS, formatUtcTimestamp, sinceForStartDate} from '../../core/time';
@@ -112,6 +113,9 @@ export async function readQuest(env: ReadEnv, plan: QuestPlan, checkpoints: Ques
       checkpoints,
       env.stop
     ).run();
+  } catch (err) {
+    if (err instanceof Error && (isAuthFailure(err) || env.stop.aborted)) env.headers.failed(plan.questId, err);
+    throw err;
   } finally {
     env.headers.ended(plan.questId);
   }

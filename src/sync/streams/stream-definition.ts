@@ -107,15 +107,27 @@ export interface NamedHeader {
 export class HeaderBoard {
   private readonly quests = new Map<
     string,
-    {met: NamedHeader[]; keys: Set<string>; promise: Promise<NamedHeader[]>; settle: (met: NamedHeader[]) => void}
+    {
+      met: NamedHeader[];
+      keys: Set<string>;
+      promise: Promise<NamedHeader[]>;
+      settle: (met: NamedHeader[]) => void;
+      fail: (error: Error) => void;
+    }
   >();
 
   private entry(questId: string) {
     let entry = this.quests.get(questId);
     if (!entry) {
       let settle: (met: NamedHeader[]) => void = () => undefined;
-      const promise = new Promise<NamedHeader[]>((resolve) => (settle = resolve));
-      entry = {met: [], keys: new Set(), promise, settle};
+      let fail: (error: Error) => void = () => undefined;
+      const promise = new Promise<NamedHeader[]>((resolve, reject) => {
+        settle = resolve;
+        fail = reject;
+      });
+      // A failure nobody waits for (no stream describes columns) is not an unhandled rejection.
+      promise.catch(() => undefined);
+      entry = {met: [], keys: new Set(), promise, settle, fail};
       this.quests.set(questId, entry);
     }
     return entry;
@@ -136,7 +148,18 @@ export class HeaderBoard {
     entry.settle(entry.met);
   }
 
-  /** Every distinct header the quest's read meets, in the order met, once it has ended (none: an empty list). */
+  /**
+   * The quest's read failed with the whole read (the credentials, or a stop): whoever waits for its
+   * headers fails with it, rather than take the headers met so far for all of them.
+   */
+  failed(questId: string, error: Error): void {
+    this.entry(questId).fail(error);
+  }
+
+  /**
+   * Every distinct header the quest's read meets, in the order met, once it has ended (none: an empty
+   * list); rejects with the error of a read that failed with the whole read.
+   */
   headers(questId: string): Promise<NamedHeader[]> {
     return this.entry(questId).promise;
   }
