@@ -2,6 +2,7 @@
 // out means, and the checks and normalisations beyond the schema (config.ts applies the schema).
 
 import {connectorError} from './errors';
+import {LIMITS} from './limits';
 import {connectorSpec, OptionSchema} from './spec';
 import {DAY_MS, parseUtcTimestamp} from './time';
 import {cut, quote} from './outside-text';
@@ -57,9 +58,24 @@ export function closestOption(key: string): string | undefined {
   return sharing.length === 1 ? sharing[0] : undefined;
 }
 
-/** A URL setting as a message may show it: everything up to its last '@' (user info, a password with '/') is cut. */
+/**
+ * A URL setting as a message may show it: everything up to its last '@' (user info, a password with
+ * '/') is cut, the scheme's '//' kept. With indexOf, not a regular expression: one that tried each
+ * '//' took time quadratic in the text's length.
+ */
 function withoutUserInfo(value: string): string {
-  return value.replace(/^([^@]*?\/\/)?.*@/s, (_, scheme: string | undefined) => `${scheme ?? ''}…@`);
+  const at = value.lastIndexOf('@');
+  if (at === -1) return value;
+  const slashes = value.indexOf('//');
+  const scheme = slashes !== -1 && slashes < value.indexOf('@') ? value.slice(0, slashes + 2) : '';
+  return `${scheme}…@${value.slice(at + 1)}`;
+}
+
+/** The text without the slashes it ends with (in one pass: /\/+$/ tries every run of slashes to its end). */
+function withoutTrailingSlashes(text: string): string {
+  let end = text.length;
+  while (end > 0 && text[end - 1] === '/') end--;
+  return text.slice(0, end);
 }
 
 /** What an option's checks see: its name, its schema, and the config file's keys the spec does not know. */
@@ -167,6 +183,12 @@ function questIds(value: unknown, check: Check): string[] {
   const {key} = check;
   if (!Array.isArray(value)) fail(`'${key}' must be a list of quest ids. ${QUEST_IDS_HINT}`);
   if (value.length === 0) fail(`'${key}' must name at least one quest. ${QUEST_IDS_HINT}`);
+  const most = LIMITS.input.questIds;
+  if (value.length > most) {
+    fail(
+      `'${key}' lists ${value.length} quest ids; one connection reads at most ${most}. Split the quests across connections (stream_layout "combined" suits hundreds of quests in one).`
+    );
+  }
   const seen = new Set<string>();
   return value.map((id, i) => {
     const normal = typeof id === 'string' ? questIdOf(id) : undefined;
@@ -202,6 +224,12 @@ function baseUrl(value: unknown, check: Check): string {
   const {key} = check;
   const example = String(check.option.default);
   const text = value as string;
+  // Refused by its length before anything reads it: no check then depends on how long a text may be.
+  if (text.length > LIMITS.input.urlChars) {
+    fail(
+      `'${key}' is ${text.length} characters long; a base URL has at most ${LIMITS.input.urlChars}. Use the base address, e.g. ${example}.`
+    );
+  }
   // Echoed without anything that may be credentials: user info ("user:pass@") is cut.
   const shown = withoutUserInfo(text);
   let url: URL;
@@ -217,7 +245,7 @@ function baseUrl(value: unknown, check: Check): string {
   if (url.search || url.hash || url.username || url.password) {
     fail(`'${key}' must be a plain base URL without credentials, query or fragment, e.g. ${example}.`);
   }
-  let normal = url.toString().replace(/\/+$/, '');
+  let normal = withoutTrailingSlashes(url.toString());
   const added = key === 'api_url' ? /\/v1$/i : /\/oauth\/v2(\/token)?$/i;
   if (added.test(normal)) {
     const trimmed = normal.replace(added, '');

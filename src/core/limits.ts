@@ -105,6 +105,13 @@ export const LIMITS = {
    * with their fingerprints. Rows past it are not listed: the next sync sends them again, and says so.
    */
   state: {emittedKeyBytes: 256 * 1024},
+  /**
+   * protocol/json-file.ts and core/config-rules.ts: the most an input file or a setting may hold. Far
+   * above any real one (a state listing 2.5 million emitted rows is 40 MB; the bench syncs 500 quests):
+   * a damaged or hostile input is refused at once, by its size, instead of taking memory or time
+   * without end (a state file /dev/zero; 100,000 quest ids; an api_url of 250,000 slashes).
+   */
+  input: {fileMaxBytes: 256 * 1024 * 1024, questIds: 10_000, urlChars: 2048},
   /** sync/streams/header-sample.ts: exports of one sample window tried before discover fails. */
   sampleAttempts: 3,
   /** protocol/output.ts: no record waits in the output buffer longer than this (a STATE is written at once). */
