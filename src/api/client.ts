@@ -42,7 +42,12 @@ export interface ExportApi {
  * goes through `send` (request.ts), which attaches the context and turns failures into errors a
  * person can act on. Outcomes the caller acts on (a conflict, a vanished export, a gone file) come back typed.
  */
-export class QuestbackApi implements ExportApi {
+/** A quest's list-style resources (`/v1/quests/<id>/<resource>`), a page at a time, as paged-list.ts reads lists. */
+export interface ListApi {
+  questList<T>(questId: string, resource: string, options: ListOptions<T>, signal?: AbortSignal): AsyncGenerator<T[]>;
+}
+
+export class QuestbackApi implements ExportApi, ListApi {
   constructor(
     private readonly http: AxiosInstance,
     readonly apiUrl: string,

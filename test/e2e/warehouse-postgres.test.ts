@@ -7,16 +7,22 @@
 // and option, a number where the cell is one, old column names kept across a survey edit; and the
 // rating-per-month query of each layout. The PostgreSQL queries of docs/warehouse-sql.md are run here verbatim.
 
-import fs from 'fs';
-import path from 'path';
-
 import {warehouseNames} from '../../src/sync/streams/column-names';
 import {answerKeys} from '../../src/sync/streams/quests-stream';
 import {errorTraces, records, runConnector, stateFile, tempDir, writeJson} from '../helpers/connector';
 import {destinationColumns} from '../helpers/destinations';
 import {configuredCatalog, simConfig, streamOf} from '../helpers/fixtures';
 import {answerKey, truthAnswers} from '../helpers/long';
-import {ConfiguredStream, Database, loadSync, Postgres, startPostgres, StreamLoad} from '../helpers/postgres';
+import {
+  ConfiguredStream,
+  Database,
+  DOC_QUERIES,
+  docQuery,
+  loadSync,
+  Postgres,
+  startPostgres,
+  StreamLoad,
+} from '../helpers/postgres';
 import {AirbyteMessageJson} from '../helpers/protocol';
 import {ExportSettings, Simulator, startSimulator} from '../../simulator';
 
@@ -149,22 +155,6 @@ async function read(configPath: string, catalog: string, state?: string): Promis
   expect(errorTraces(run.messages)).toEqual([]);
   expect(run.code).toBe(0);
   return run.messages;
-}
-
-/** The PostgreSQL queries of docs/warehouse-sql.md by the name of their `<!-- tested: name -->` mark, as written. */
-const DOC_QUERIES = new Map(
-  [
-    ...fs
-      .readFileSync(path.join(__dirname, '../../docs/warehouse-sql.md'), 'utf8')
-      .matchAll(/<!-- tested: (\S+) -->\s*```sql\n([\s\S]*?)```/g),
-  ].map((m) => [m[1], m[2]])
-);
-
-/** The rows of a documented query, run as the page shows it (pg.rows wraps it, so without its `;`). */
-async function docQuery(db: Database, name: string): Promise<Record<string, unknown>[]> {
-  const query = DOC_QUERIES.get(name);
-  if (query === undefined) throw new Error(`docs/warehouse-sql.md has no query marked "tested: ${name}"`);
-  return db.rows(query.trim().replace(/;$/, ''));
 }
 
 const sqlText = (s: string) => `'${s.replace(/'/g, "''")}'`;

@@ -19,7 +19,8 @@
  * - column types as the destination's type map has them (docs/integrations/destinations/postgres.md,
  *   "Final Tables Data type mapping"): `format: date-time` to `timestamptz` (a value that does not
  *   cast is nulled and counted), `object` and `array` to `jsonb` (the record's object as it is: keys and values
- *   untouched), `integer` to `bigint`, `number` to `decimal` (numeric), every other property `varchar`;
+ *   untouched), `integer` to `bigint`, `number` to `decimal` (numeric), `boolean` to `boolean`, every other
+ *   property `varchar`;
  * - a later sync adds the columns a refreshed schema brings (old columns stay); a column whose type
  *   would change fails the load, as the breaking change it is;
  * - `append_dedup`: one row per primary key, the last record in emitted order wins and replaces the
@@ -28,6 +29,7 @@
  * the other destination sync modes.
  */
 
+import fs from 'fs';
 import path from 'path';
 import {Worker} from 'worker_threads';
 
@@ -183,6 +185,7 @@ async function loadStream(
     if (types.includes('object') || types.includes('array')) return 'jsonb';
     if (types.includes('integer')) return 'bigint';
     if (types.includes('number')) return 'numeric';
+    if (types.includes('boolean')) return 'boolean';
     return 'character varying';
   };
   const key = (configured.primary_key ?? configured.stream.source_defined_primary_key ?? []).map(
@@ -232,4 +235,20 @@ async function loadStream(
     ].join('\n')
   );
   return {table, columns, failedCasts: Number(failed)};
+}
+
+/** The PostgreSQL queries of docs/warehouse-sql.md by the name of their `<!-- tested: name -->` mark, as written. */
+export const DOC_QUERIES = new Map(
+  [
+    ...fs
+      .readFileSync(path.join(__dirname, '../../docs/warehouse-sql.md'), 'utf8')
+      .matchAll(/<!-- tested: (\S+) -->\s*```sql\n([\s\S]*?)```/g),
+  ].map((m) => [m[1], m[2]])
+);
+
+/** The rows of a documented query, run as the page shows it (db.rows wraps it, so without its `;`). */
+export async function docQuery(db: Database, name: string): Promise<Record<string, unknown>[]> {
+  const query = DOC_QUERIES.get(name);
+  if (query === undefined) throw new Error(`docs/warehouse-sql.md has no query marked "tested: ${name}"`);
+  return db.rows(query.trim().replace(/;$/, ''));
 }

@@ -172,9 +172,16 @@ export async function readStreams(
   let authError: Error | undefined;
   let ok = true;
   const quests = new Set(plans.flatMap((p) => p.read?.questIds ?? []));
+  // A quest could not be read when every stream that has it skipped it (a stream of another resource,
+  // such as invitations, may be refused where the responses are not).
+  const readers = new Map<string, number>();
+  for (const q of plans.flatMap((p) => p.read?.questIds ?? [])) readers.set(q, (readers.get(q) ?? 0) + 1);
+  const skippedBy = new Map<string, Set<string>>();
   const inaccessible = new Map<string, string>();
   const skipped = (ref: StreamRef) => (questId: string, why: string) => {
-    inaccessible.set(questId, why);
+    if (!skippedBy.has(questId)) skippedBy.set(questId, new Set());
+    skippedBy.get(questId)?.add(ref.name);
+    if (skippedBy.get(questId)?.size === readers.get(questId)) inaccessible.set(questId, why);
     logger.warn(
       `Stream ${ref.name}: quest ${questId} skipped: ${why} (skip_inaccessible_quests is on, so the other quests sync; this quest's state does not move).`
     );

@@ -1,5 +1,6 @@
 import {StreamLayout} from '../../core/config';
 import {columnsStream} from './columns-stream';
+import {invitationsStream} from './invitations-stream';
 import {answersStream, ANSWERS_STREAM} from './long-stream';
 import {questIdFromStreamName, questStreams} from './quest-stream';
 import {RESPONSES_STREAM, responsesStream} from './responses-stream';
@@ -11,6 +12,7 @@ export const STREAM_DEFINITIONS: readonly StreamDefinition[] = [
   responsesStream,
   answersStream,
   columnsStream,
+  invitationsStream,
 ];
 
 /** The catalog of the config's streams, as each definition (of the source's kinds) lists its own. */

@@ -1,6 +1,6 @@
 import {AirbyteLogger} from 'faros-airbyte-cdk/lib/logger';
 
-import {ExportApi} from '../../api/client';
+import {ExportApi, ListApi} from '../../api/client';
 import {QuestbackConfig} from '../../core/config';
 import {connectorError} from '../../core/errors';
 import {Runtime} from '../../core/runtime';
@@ -168,7 +168,7 @@ export class HeaderBoard {
 /** What the streams of one read share. */
 export interface ReadEnv {
   ctx: PlanContext;
-  api: ExportApi;
+  api: ExportApi & ListApi;
   slots: ExportSlots;
   out: SyncOutput;
   /** Stops every stream: the read was stopped, or the credentials failed. */

@@ -1,0 +1,250 @@
+import {mapLimited} from '../../core/concurrency';
+import {QuestbackConfig, SensitiveColumn} from '../../core/config';
+import {connectorError, errorContext} from '../../core/errors';
+import {keyedHash} from '../../core/keyed-hash';
+import {plural} from '../../core/quantities';
+import {rfc3339} from '../../core/time-text';
+import {findQuestInaccessible, QuestInaccessible, supportIds} from '../../api/api-error';
+import {ListApi} from '../../api/client';
+import {JsonSchema, objectSchema} from './record-columns';
+import {catalogStream, StreamDefinition, StreamSupport, streamRef} from './stream-definition';
+
+/** The stream of every configured quest's invitations: who was asked, by which channel, and what became of it. */
+export const INVITATIONS_STREAM = 'invitations';
+
+/** The record's own fields, each from its field of the vendor's Invitation model, and what it holds. */
+const FIELDS = [
+  {name: 'invitation_id', from: 'invitationId', kind: 'text', doc: 'Id of the invitation (the primary key).'},
+  {name: 'quest_id', from: 'questId', kind: 'text', doc: 'Id of the quest (survey) the invitation is for.'},
+  {name: 'added_at', from: 'addedAt', kind: 'time', doc: 'When the invitation was added.'},
+  {name: 'sent_at', from: 'sentAt', kind: 'time', doc: 'When it was sent; null until then.'},
+  {name: 'scheduled_send_at', from: 'scheduledSendAt', kind: 'time', doc: 'When sending is planned, if delayed.'},
+  {name: 'sent', from: 'sent', kind: 'boolean', doc: 'It has been sent. Changes after the invitation is added.'},
+  {
+    name: 'replied',
+    from: 'replied',
+    kind: 'boolean',
+    doc: 'The invitee has answered; null when the quest hides identities. Changes after the invitation is added.',
+  },
+  {name: 'opted_out', from: 'optedOut', kind: 'boolean', doc: 'The invitee opted out. Changes over time.'},
+  {name: 'distribution_enabled', from: 'distributionEnabled', kind: 'boolean', doc: 'Questback sends it.'},
+  {
+    name: 'distribution_channel',
+    from: 'distributionChannel',
+    kind: 'text',
+    doc: 'EMAIL, SMS, EXTERNALLY_MANAGED, LINK, LINK_WITH_EMAIL or DYNAMIC_LINK; null when not given.',
+  },
+  {name: 'language_code', from: 'languageCode', kind: 'text', doc: 'The language it is sent in.'},
+  {
+    name: 'origin',
+    from: 'origin',
+    kind: 'text',
+    doc: 'How it was added: ESSENTIALS, INTEGRATION, DYNAMIC_LINK_INVITE, DYNAMIC_LINK_ANSWER or SURVEY_LOGIN.',
+  },
+  {
+    name: 'respondent_ident',
+    from: 'respondentIdent',
+    kind: 'text',
+    doc: 'Identifies the respondent, often an e-mail address: personal data (see sensitive_columns).',
+  },
+] as const;
+type Field = (typeof FIELDS)[number];
+
+/** Fields of an invitation the model does not list, kept under this field rather than lost. */
+export const EXTRA_FIELD = 'extra_fields';
+/** The fields a record cannot do without: hashing or dropping them would break keys and joins. */
+const KEYS = new Set(['invitation_id', 'quest_id']);
+const MODEL_NAMES = new Set<string>(FIELDS.map((f) => f.from));
+
+/**
+ * Full refresh only: `sent`, `replied` and `opted_out` change after an invitation is first listed,
+ * and the service does not say which timestamp `since`/`until` select by, so an incremental read
+ * would keep each invitation's first statuses. A whole read costs a request per 1,000 invitations.
+ */
+const SUPPORT: StreamSupport = {syncModes: ['full_refresh'], primaryKey: [['invitation_id']], resumable: false};
+
+/** What sensitive_columns does to each field of this stream (entries naming a field, or a model name). */
+export function invitationTreatments(config: QuestbackConfig): Map<string, SensitiveColumn['action']> {
+  const treatments = new Map<string, SensitiveColumn['action']>();
+  for (const entry of config.sensitive_columns) {
+    const field = FIELDS.find((f) => f.name === entry.column || f.from === entry.column);
+    const name = field?.name ?? entry.column;
+    if (entry.action !== 'keep' && KEYS.has(name)) {
+      throw connectorError(
+        'config_error',
+        `sensitive_columns would ${entry.action} ${name} of the ${INVITATIONS_STREAM} stream, the key of every invitation record. Remove ${JSON.stringify(entry.column)} from sensitive_columns.`,
+        {column: entry.column}
+      );
+    }
+    // A field named twice takes the stronger protection.
+    if (treatments.get(name) !== 'drop') treatments.set(name, entry.action);
+  }
+  return treatments;
+}
+
+/** A property of the stream's schema. */
+type Property = JsonSchema['properties'][string];
+
+function fieldSchema(field: Field, action: SensitiveColumn['action'] | undefined): Property {
+  if (action === 'hash')
+    return {type: ['null', 'string'], description: `${field.doc} Hashed: HMAC-SHA-256 under hash_salt.`};
+  if (field.kind === 'boolean') return {type: ['null', 'boolean'], description: field.doc};
+  if (field.kind === 'time') return {type: ['null', 'string'], format: 'date-time', description: field.doc};
+  return KEYS.has(field.name)
+    ? {type: 'string', description: field.doc}
+    : {type: ['null', 'string'], description: field.doc};
+}
+
+/** The stream as discover lists it: the model's fields in snake_case, less those sensitive_columns drops. */
+export function invitationsCatalogStream(config: QuestbackConfig) {
+  const treatments = invitationTreatments(config);
+  const properties: JsonSchema['properties'] = {};
+  for (const field of FIELDS) {
+    const action = treatments.get(field.name);
+    if (action !== 'drop') properties[field.name] = fieldSchema(field, action);
+  }
+  properties[EXTRA_FIELD] = {
+    type: ['null', 'object'],
+    description:
+      'Fields of the invitation the documented model does not list, under their names as the service sent them (and a value the record could not use as typed); null when there are none.',
+  };
+  return catalogStream(INVITATIONS_STREAM, objectSchema(properties), SUPPORT);
+}
+
+/** The item of an answer, checked: an object with an invitationId. */
+function invitationItem(raw: unknown, questId: string): Record<string, unknown> {
+  if (raw && typeof raw === 'object' && !Array.isArray(raw)) {
+    const item = raw as Record<string, unknown>;
+    if (typeof item.invitationId === 'string' && item.invitationId !== '') return item;
+  }
+  const shape = Array.isArray(raw)
+    ? 'an array'
+    : raw && typeof raw === 'object'
+      ? `an object with ${Object.keys(raw).slice(0, 8).join(', ') || 'no keys'}`
+      : `a ${raw === null ? 'null' : typeof raw}`;
+  throw connectorError(
+    'system_error',
+    `Listing the invitations of quest ${questId}: an item of the list is ${shape}, not an invitation with an invitationId, so the list cannot be read. Tell Questback support, with this message.`,
+    {questId}
+  );
+}
+
+/** An invitation as the stream's record: typed fields, sensitive_columns applied, every other field under extra_fields. */
+export function invitationRecord(
+  item: Record<string, unknown>,
+  questId: string,
+  treatments: ReadonlyMap<string, SensitiveColumn['action']>,
+  salt: string | undefined
+): Record<string, unknown> {
+  const record: Record<string, unknown> = {};
+  const extra: Record<string, unknown> = {};
+  const protect = (name: string, value: unknown): unknown => {
+    const action = treatments.get(name);
+    if (action === 'hash' && value !== null && value !== undefined && salt !== undefined)
+      return keyedHash(salt, typeof value === 'string' ? value : JSON.stringify(value));
+    return value;
+  };
+  for (const field of FIELDS) {
+    if (treatments.get(field.name) === 'drop') continue;
+    const raw = field.name === 'quest_id' ? questId : item[field.from];
+    let value: unknown = null;
+    if (raw !== undefined && raw !== null) {
+      if (field.kind === 'time' && typeof raw === 'string') value = rfc3339(raw) ?? null;
+      else if (field.kind === 'boolean' && typeof raw === 'boolean') value = raw;
+      else if (field.kind === 'text' && typeof raw === 'string') value = raw;
+      // A value the field cannot hold as typed is kept as sent, under extra_fields.
+      if (value === null) extra[field.from] = protect(field.name, raw);
+    }
+    record[field.name] = protect(field.name, value);
+  }
+  for (const [key, value] of Object.entries(item)) {
+    if (MODEL_NAMES.has(key) || treatments.get(key) === 'drop') continue;
+    extra[key] = protect(key, value);
+  }
+  record[EXTRA_FIELD] = Object.keys(extra).length ? extra : null;
+  return record;
+}
+
+/**
+ * The `invitations` stream: every configured quest's invitations, read whole in every sync (full
+ * refresh) through the seed's list paging, so that statuses are as current as the sync. The list's
+ * order is not documented and may shift while it is read (invitations added meanwhile): an id met
+ * twice in one quest's read is emitted once.
+ */
+export const invitationsStream: StreamDefinition = {
+  support: SUPPORT,
+
+  async discover(ctx) {
+    return [invitationsCatalogStream(ctx.config)];
+  },
+
+  plan(ctx, configured, _state, out) {
+    const ref = streamRef(configured);
+    if (ref.name !== INVITATIONS_STREAM) return undefined;
+    const {config, logger} = ctx;
+    const treatments = invitationTreatments(config);
+    return {
+      ref,
+      questIds: config.quest_ids,
+      readsResponses: false,
+      read: async (env, skipped) => {
+        let count = 0;
+        await mapLimited(config.quest_ids, config.max_concurrent_exports, async (questId) => {
+          let read: number;
+          try {
+            read = await readQuest(env.api, questId, env.stop, async (items) => {
+              const records = items.map((item) => invitationRecord(item, questId, treatments, config.hash_salt));
+              count += records.length;
+              await out.records(ref, records);
+            });
+          } catch (err) {
+            const denied = findQuestInaccessible(err);
+            if (!denied) throw err;
+            const why = deniedMessage(questId, denied);
+            if (config.skip_inaccessible_quests) return skipped(questId, why);
+            throw new QuestInaccessible(questId, denied.status, why, {questId, stream: ref.name});
+          }
+          logger.info(`Stream ${ref.name}: quest ${questId}: ${plural(read, 'invitation')}`);
+        });
+        await out.state(ref, {}, count);
+        return count;
+      },
+    };
+  },
+};
+
+/** The error of a quest whose invitations the login may not read: what the service said, and what to do. */
+function deniedMessage(questId: string, denied: QuestInaccessible): string {
+  const {explanation, traceId, requestId} = errorContext(denied);
+  const ids = supportIds(traceId, requestId);
+  const answer = `HTTP ${denied.status}${explanation ? ` - ${String(explanation)}` : ''}${ids ? `; ${ids}` : ''}`;
+  if (denied.status === 404)
+    return `Stream ${INVITATIONS_STREAM}: the service does not know quest ${questId} (${answer}). Check its id in quest_ids.`;
+  return `Stream ${INVITATIONS_STREAM}: the API login may not read the invitations of quest ${questId} (${answer}). Reading invitations needs its own permission: the responses streams do not, and still sync. Ask your Questback account owner to give the API login permission to read invitations, or deselect the ${INVITATIONS_STREAM} stream in the connection.`;
+}
+
+/**
+ * Every invitation of one quest, each once, handed on a page at a time; resolves to how many. The
+ * list's order is undocumented and skip-based pages shift when invitations are added while they are
+ * read (a page then repeats items of the one before), so ids met are remembered for the quest's read:
+ * about 100 bytes per invitation (10 MB for 100,000), let go when the quest is done.
+ */
+async function readQuest(
+  api: ListApi,
+  questId: string,
+  signal: AbortSignal,
+  emit: (items: Record<string, unknown>[]) => Promise<void>
+): Promise<number> {
+  const seen = new Set<string>();
+  const pages = api.questList(questId, INVITATIONS_STREAM, {item: (raw) => invitationItem(raw, questId)}, signal);
+  for await (const page of pages) {
+    const fresh = page.filter((item) => {
+      const id = item.invitationId as string;
+      if (seen.has(id)) return false;
+      seen.add(id);
+      return true;
+    });
+    if (fresh.length) await emit(fresh);
+  }
+  return seen.size;
+}
