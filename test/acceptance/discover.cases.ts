@@ -9,6 +9,7 @@ import {
   catalogOf,
   COLUMNS_CURSOR,
   COLUMNS_STREAM,
+  INVITATIONS_STREAM,
   CURSOR_FIELD,
   daysAgo,
   draft07Problems,
@@ -66,10 +67,11 @@ describe('discover', () => {
     expect(result.messages.filter((m) => m.type !== 'LOG').map((m) => m.type)).toEqual(['CATALOG']);
   });
 
-  test('one stream per configured quest, named quest_<uuid with underscores>, then the columns stream', () => {
+  test('one stream per configured quest, named quest_<uuid with underscores>, then the columns and invitations streams', () => {
     expect(streams.map((s) => s.name)).toEqual([
       ...[WITH_ROWS, EMPTY_WITH_HEADER, EMPTY_NO_HEADER].map(streamOf),
       COLUMNS_STREAM,
+      INVITATIONS_STREAM,
     ]);
   });
 
@@ -91,7 +93,10 @@ describe('discover', () => {
         stream: s.name,
         cursor: s.supported_sync_modes?.includes('incremental') ? [cursor] : undefined,
       });
-      const paths = [s.default_cursor_field ?? [], ...(s.source_defined_primary_key ?? [])];
+      const paths = [
+        ...(s.default_cursor_field ? [s.default_cursor_field] : []),
+        ...(s.source_defined_primary_key ?? []),
+      ];
       for (const p of paths) {
         expect(p.length).toBeGreaterThan(0);
         const field = subschema(s.json_schema, p);

@@ -8,6 +8,7 @@ import {
   catalogOf,
   COLUMNS_CURSOR,
   COLUMNS_STREAM,
+  INVITATIONS_STREAM,
   configuredCatalogOf,
   daysAgo,
   PRIMARY_KEY,
@@ -68,6 +69,11 @@ describe('full refresh', () => {
     await world.close();
   });
 
+  const KEYS: Record<string, string[][]> = {
+    [COLUMNS_STREAM]: [['quest_id'], ['column']],
+    [INVITATIONS_STREAM]: [['invitation_id']],
+  };
+
   test('both reads succeed with records of every stream', () => {
     for (const run of [first, second]) {
       expect(run.invalid).toEqual([]);
@@ -78,7 +84,7 @@ describe('full refresh', () => {
     for (const s of streams)
       expect({stream: s.name, key: s.source_defined_primary_key}).toEqual({
         stream: s.name,
-        key: s.name === COLUMNS_STREAM ? [['quest_id'], ['column']] : [[PRIMARY_KEY]],
+        key: KEYS[s.name] ?? [[PRIMARY_KEY]],
       });
     expect(streams.map((s) => s.name)).toContain(COLUMNS_STREAM);
   });

@@ -22,6 +22,7 @@ import {
   COLUMNS_CURSOR,
   COLUMNS_STREAM,
   configuredCatalogOf,
+  INVITATIONS_STREAM,
   CURSOR_FIELD,
   dateTimeProblems,
   daysAgo,
@@ -129,6 +130,12 @@ describe('read', () => {
         dateTimes: dateTimeProblems(data, schema),
       }).toEqual({stream, integers: [], dateTimes: []});
       checked++;
+      if (stream === INVITATIONS_STREAM) {
+        // Keyed by its id, under a configured quest; no cursor (full refresh only).
+        expect(typeof data.invitation_id).toBe('string');
+        expect([WITH_ROWS, NO_ROWS]).toContain(data.quest_id);
+        continue;
+      }
       if (stream === COLUMNS_STREAM) {
         // The cursor is a date-time; the record names a configured quest and one of its columns.
         expect(Number.isNaN(Date.parse(String(data[COLUMNS_CURSOR])))).toBe(false);
@@ -140,7 +147,8 @@ describe('read', () => {
       expect(data._questback_quest_id).toBe(WITH_ROWS);
     }
     // 40 responses, and one columns record per column of each quest's export.
-    expect(checked).toBe(40 + columnsOf(WITH_ROWS).length + columnsOf(NO_ROWS).length);
+    const invitations = sim.invitations(WITH_ROWS).length + sim.invitations(NO_ROWS).length;
+    expect(checked).toBe(40 + columnsOf(WITH_ROWS).length + columnsOf(NO_ROWS).length + invitations);
     // The checker itself: 1.0 is not an integer, 1 is.
     const intSchema = {type: 'object', properties: {n: {type: 'integer'}}};
     expect(strictIntegerProblems('{"type":"RECORD","record":{"data":{"n":1.0}}}', intSchema)).toHaveLength(1);
@@ -172,7 +180,9 @@ describe('read', () => {
 
   test('at least one STATE per configured stream, also for a stream with no records', () => {
     const named = new Set(states(result.messages).map((s) => s.state.stream.stream_descriptor.name));
-    expect([...named].sort()).toEqual([streamOf(WITH_ROWS), streamOf(NO_ROWS), COLUMNS_STREAM].sort());
+    expect([...named].sort()).toEqual(
+      [streamOf(WITH_ROWS), streamOf(NO_ROWS), COLUMNS_STREAM, INVITATIONS_STREAM].sort()
+    );
   });
 
   test('the columns stream has one record per column of each quest, the same columns its quest stream has', () => {
@@ -195,7 +205,9 @@ describe('read', () => {
     for (const s of all) {
       expect(s.state.type).toBe('STREAM');
       expect(typeof s.state.stream.stream_descriptor.name).toBe('string');
-      expect(typeof s.state.stream.stream_state.cursor).toBe('string');
+      // A full-refresh-only stream's STATE has no cursor.
+      if (s.state.stream.stream_descriptor.name !== INVITATIONS_STREAM)
+        expect(typeof s.state.stream.stream_state.cursor).toBe('string');
       expect(typeof s.state.sourceStats?.recordCount).toBe('number');
       expect((s.state as unknown as Record<string, unknown>).data).toBeUndefined();
     }

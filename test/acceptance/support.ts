@@ -17,6 +17,8 @@ export const PRIMARY_KEY = 'response_id';
 /** The stream mapping every quest's columns to their header texts: a cursor and key of its own. */
 export const COLUMNS_STREAM = 'columns';
 export const COLUMNS_CURSOR = 'seen_at';
+/** Every configured quest's invitations: full refresh only, keyed by invitation_id, no cursor. */
+export const INVITATIONS_STREAM = 'invitations';
 const DAY_MS = 86_400_000;
 
 export type SchemaNode = Record<string, unknown>;
