@@ -492,7 +492,7 @@ test('discover warns when the catalog exceeds the 20,000 fields Airbyte accepts 
       expect(found.code).toBe(0);
       expect(logs(found)).toContainEqual(
         expect.stringMatching(
-          /^The catalog has 21044 fields in 8 streams, more than the 20000 Airbyte accepts in one connection, so Airbyte will refuse to save it \(the widest stream, quest_b3e70000_0000_4000_8000_00000000010\d, has 3005\)\. Set stream_layout to combined/
+          /^The catalog has 21058 fields in 9 streams, more than the 20000 Airbyte accepts in one connection, so Airbyte will refuse to save it \(the widest stream, quest_b3e70000_0000_4000_8000_00000000010\d, has 3005\)\. Set stream_layout to combined/
         )
       );
       const fewer = await world.run(['discover', '--config', world.config({quest_ids: ids.slice(0, 1)})]);

@@ -24,16 +24,19 @@ describe("the kit's entry points", () => {
       const configured = {
         streams: catalog.streams.map((stream) => ({
           stream,
-          sync_mode: SyncMode.INCREMENTAL,
+          // Each stream in the mode it declares (invitations reads in full refresh only).
+          sync_mode: stream.supported_sync_modes?.includes(SyncMode.INCREMENTAL)
+            ? SyncMode.INCREMENTAL
+            : SyncMode.FULL_REFRESH,
           destination_sync_mode: 'append',
         })),
       } as unknown as AirbyteConfiguredCatalog;
       const messages: AirbyteMessage[] = [];
       for await (const message of source.read(config, {}, configured, {})) messages.push(message);
       const json = messages.map((m) => JSON.parse(JSON.stringify(m)));
-      // Discover lists the quest's stream and the columns stream; both are read.
+      // Discover lists the quest's stream, the columns and the invitations streams; all are read.
       const names = catalog.streams.map((s) => s.name);
-      expect(names).toEqual([streamOf(ID), 'columns']);
+      expect(names).toEqual([streamOf(ID), 'columns', 'invitations']);
       const ofStream = (name: string, type: 'RECORD' | 'STATE') =>
         json.filter((m) => m.type === type && (m.record?.stream ?? m.state?.stream?.stream_descriptor?.name) === name);
       const {header, rows} = sim.groundTruth(ID);

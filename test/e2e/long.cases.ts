@@ -91,6 +91,7 @@ describe('stream_layout long', () => {
         expect(listed.map((s) => [s.stream.name, s.stream.source_defined_primary_key])).toEqual([
           ['answers', [['quest_id'], ['response_id'], ['column']]],
           ['columns', [['quest_id'], ['column']]],
+          ['invitations', [['invitation_id']]],
         ]);
         expect(listed[0].stream.default_cursor_field).toEqual([CURSOR_FIELD]);
         const catalogFile = world.file(catalog);

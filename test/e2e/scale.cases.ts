@@ -182,7 +182,7 @@ function expectScaled(
     problems: [],
     rows: QUESTS * ROWS,
     // combined: every quest's cursor in the one state of responses (and the columns stream's own).
-    statesOf: figure.layout === 'combined' ? ['columns', 'responses'] : ids.map(streamOf).sort(),
+    statesOf: figure.layout === 'combined' ? ['columns', 'invitations', 'responses'] : ids.map(streamOf).sort(),
     stateWithinBound: true,
     peakRssWithinBound: true,
     exportsPerQuest: true,

@@ -82,6 +82,7 @@ describe('a stream declares what it supports', () => {
         ).toEqual([
           ['responses', ['full_refresh', 'incremental']],
           ['columns', ['full_refresh', 'incremental']],
+          ['invitations', ['full_refresh']],
         ]);
 
         expect(errorTraces(read.messages)).toEqual([]);
@@ -92,7 +93,8 @@ describe('a stream declares what it supports', () => {
         expect(statusesByStream(read.messages)[SNAPSHOT]).toEqual(['STARTED', 'RUNNING', 'COMPLETE']);
         // The incremental streams checkpoint; the full-refresh one has no state to keep.
         const stated = new Set(states(read.messages).map((s) => s.state.stream.stream_descriptor.name));
-        expect([...stated].sort()).toEqual(['columns', 'responses']);
+        // (invitations, full refresh too, states its record count for the platform's check.)
+        expect([...stated].sort()).toEqual(['columns', 'invitations', 'responses']);
       });
     }
   );
@@ -124,6 +126,7 @@ describe('a stream declares what it supports', () => {
           [SNAPSHOT]: ['STARTED', 'INCOMPLETE'],
           responses: ['STARTED', 'RUNNING', 'COMPLETE'],
           columns: ['STARTED', 'RUNNING', 'COMPLETE'],
+          invitations: ['STARTED', 'RUNNING', 'COMPLETE'],
         });
         expect(records(read.messages).filter((r) => r.record.stream === 'responses')).toHaveLength(12);
       });

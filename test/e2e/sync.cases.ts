@@ -24,7 +24,9 @@ function dataColumns(record: RecordMessage): Record<string, unknown> {
 
 /** The stream that lists every column of every quest (its own cursor and primary key). */
 const COLUMNS = 'columns';
-const isQuestRecord = (r: RecordMessage): boolean => r.record.stream !== COLUMNS;
+const INVITATIONS = 'invitations';
+const isQuestRecord = (r: RecordMessage): boolean => r.record.stream !== COLUMNS && r.record.stream !== INVITATIONS;
+const isColumnRecord = (r: RecordMessage): boolean => r.record.stream === COLUMNS;
 
 function expectValid(result: RunResult): void {
   expect(result.invalid).toEqual([]);
@@ -78,10 +80,14 @@ describe('a full sync against the simulator, through the command line', () => {
       catalog: {streams: {name: string; json_schema: object; source_defined_primary_key?: string[][]}[]};
     };
     const names = catalog.catalog.streams.map((s) => s.name);
-    expect(names).toEqual([...sim.quests.map((q) => streamOf(q.id)), COLUMNS]);
+    expect(names).toEqual([...sim.quests.map((q) => streamOf(q.id)), COLUMNS, INVITATIONS]);
+    const keys: Record<string, string[][]> = {
+      [COLUMNS]: [['quest_id'], ['column']],
+      [INVITATIONS]: [['invitation_id']],
+    };
     for (const s of catalog.catalog.streams) {
       expect(s.name).toMatch(/^[a-z][a-z0-9_]*$/);
-      expect(s.source_defined_primary_key).toEqual(s.name === COLUMNS ? [['quest_id'], ['column']] : [['response_id']]);
+      expect(s.source_defined_primary_key).toEqual(keys[s.name] ?? [['response_id']]);
     }
     // One columns record per column of every quest, in every read, full or incremental.
     const columnCount = sim.quests.reduce(
@@ -122,7 +128,7 @@ describe('a full sync against the simulator, through the command line', () => {
       expect(new Map(got.map((r) => [r.record.data.response_id, dataColumns(r)]))).toEqual(expected);
       expect(statusesByStream(full.messages)[stream]).toEqual(['STARTED', 'RUNNING', 'COMPLETE']);
     }
-    expect(records(full.messages).filter((r) => !isQuestRecord(r))).toHaveLength(columnCount);
+    expect(records(full.messages).filter(isColumnRecord)).toHaveLength(columnCount);
     expect(statusesByStream(full.messages)[COLUMNS]).toEqual(['STARTED', 'RUNNING', 'COMPLETE']);
 
     // Incremental: first read, then new responses, twice.
@@ -151,7 +157,7 @@ describe('a full sync against the simulator, through the command line', () => {
           expect(Date.parse(r.record.data._questback_window_end as string)).toBeGreaterThan(Date.parse(previous));
       }
       // The columns stream reports every column again, seen at or after its state's cursor.
-      const columns = records(inc.messages).filter((r) => !isQuestRecord(r));
+      const columns = records(inc.messages).filter(isColumnRecord);
       expect(columns).toHaveLength(columnCount);
       const previousColumns = cursors.get(COLUMNS);
       if (previousColumns)
@@ -166,7 +172,7 @@ describe('a full sync against the simulator, through the command line', () => {
         expect(typeof s.state.sourceStats.recordCount).toBe('number');
       }
       state = stateFile(inc.messages, state);
-      expect(state.length).toBe(sim.quests.length + 1);
+      expect(state.length).toBe(sim.quests.length + 2); // and the columns and invitations streams
     }
     for (const quest of sim.quests) {
       const stream = streamOf(quest.id);
@@ -188,7 +194,8 @@ describe('a full sync against the simulator, through the command line', () => {
       '--config',
       configFile,
       '--catalog',
-      world.file(configuredCatalog(discover.messages, 'incremental')),
+      // The streams a future state applies to: those that read incrementally (not invitations).
+      world.file(incrementalOnly(configuredCatalog(discover.messages, 'incremental'))),
       '--state',
       world.file(future),
     ]);
@@ -226,3 +233,9 @@ describe('a full sync against the simulator, through the command line', () => {
     );
   });
 });
+
+/** A configured catalog's streams that read incrementally. */
+function incrementalOnly(catalog: Record<string, unknown>): Record<string, unknown> {
+  const streams = catalog.streams as {sync_mode: string}[];
+  return {...catalog, streams: streams.filter((s) => s.sync_mode === 'incremental')};
+}

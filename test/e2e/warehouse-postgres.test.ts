@@ -135,6 +135,8 @@ async function discover(configPath: string, name: string): Promise<Catalog> {
   const run = await runConnector(['discover', '--config', configPath]);
   expect(run.code).toBe(0);
   const catalog = configuredCatalog(run.messages, 'incremental') as unknown as Catalog;
+  // The answers' tables: the invitations stream has a warehouse case of its own (e2e/invitations).
+  catalog.streams = catalog.streams.filter((s) => s.stream.name !== 'invitations');
   for (const s of catalog.streams) {
     s.destination_sync_mode = 'append_dedup';
     s.primary_key = s.stream.source_defined_primary_key;
