@@ -64,6 +64,7 @@ export async function sampleReport(
         rows: 400,
         columns: 12,
         firstCreatedAt: new Date(clock.now() - 14 * 86_400_000).toISOString(),
+        invitations: 1500,
       },
     ],
     faults: {rateLimit: {limit: 600, windowMs: 60_000}},

@@ -208,5 +208,8 @@ export function listInvitations(ctx: Ctx, state: State, quest: QuestEntry, query
   if (Object.keys(errors).length > 0) return validationProblem(ctx, errors);
   const items = quest.invitations.list(window, skip, take, now, options);
   const {wrapper} = options;
-  ctx.json(200, wrapper === undefined ? items : {[wrapper]: items, totalCount: quest.invitations.total});
+  if (wrapper === undefined) return ctx.json(200, items);
+  const [outer, ...inner] = wrapper.split('.');
+  const nested = inner.reduceRight<unknown>((held, name) => ({[name]: held}), items);
+  ctx.json(200, {[outer]: nested, totalCount: quest.invitations.total});
 }

@@ -9,13 +9,17 @@ import {deriveSeed, hashString, mix32, Prng} from './prng';
 
 /** How the list answers where the vendor's docs leave it open (SimulatorOptions.invitationList). */
 export interface InvitationListOptions {
-  /** The items inside an object under this property (with `totalCount`) instead of a bare array. */
+  /**
+   * The items inside an object under this property (with `totalCount`) instead of a bare array; a
+   * dotted path (`data.items`) nests them deeper, an answer with no list at its top.
+   */
   wrapper?: string;
   /**
    * The order of the list: 'added' (by addedAt, the default), 'newest-first', 'shuffled' (a seeded
-   * order of no use to a reader, the same in every request), 'changed' (by the last change of status).
+   * order of no use to a reader, the same in every request), 'unstable' (another seeded order in every
+   * request, as a query without ORDER BY may give), 'changed' (by the last change of status).
    */
-  order?: 'added' | 'newest-first' | 'shuffled' | 'changed';
+  order?: 'added' | 'newest-first' | 'shuffled' | 'unstable' | 'changed';
   /** Pages hold at most this many items, whatever `take` asks (take is still checked against 1000). */
   maxTake?: number;
   /** The timestamp `since`/`until` filter on: 'added' (addedAt, the default) or 'changed' (the last change). */
@@ -26,6 +30,8 @@ export interface InvitationListOptions {
   extraFields?: boolean;
   /** The API login may not read invitations: 403 naming the permission (exports still work). */
   denied?: boolean;
+  /** Fields of the model the service leaves out of every invitation (a required one, say). */
+  omit?: string[];
   /** How addedAt, sentAt and scheduledSendAt are written (default 'iso-ms'). */
   times?: TimeFormat;
 }
@@ -75,6 +81,8 @@ export class Invitations {
   /** addedAt of invitations added after start (Simulator.addInvitations), non-decreasing. */
   private readonly added: number[] = [];
   private shuffled?: {count: number; order: Int32Array};
+  /** Lists answered so far: each 'unstable' request orders by another seed. */
+  private requests = 0;
 
   constructor(
     seed: number,
@@ -154,6 +162,7 @@ export class Invitations {
     if (d.ident !== undefined) item.respondentIdent = d.ident;
     if (d.scheduledMs !== undefined) item.scheduledSendAt = time(d.scheduledMs);
     if (sent) item.sentAt = time(d.sendMs as number);
+    for (const name of options.omit ?? []) delete item[name];
     if (options.extraFields) {
       item.reminderCount = sent ? mix32(k) % 3 : 0;
       item.tags = {batch: `b${1 + (k % 4)}`};
@@ -182,6 +191,7 @@ export class Invitations {
       for (let i = skip; i < Math.min(hi - lo, skip + size); i++) picked.push(order === 'added' ? lo + i : hi - 1 - i);
       return picked.map((k) => this.item(k, now, options));
     }
+    this.requests++;
     const key = (k: number): number => (byAdded ? this.addedAt(k) : this.changedAt(k, now));
     const since = window.since ?? -Infinity;
     const until = window.until ?? Infinity;
@@ -206,6 +216,10 @@ export class Invitations {
   /** The indexes in the list's order before filtering ('changed' is sorted after filtering). */
   private ordered(order: NonNullable<InvitationListOptions['order']>): Iterable<number> {
     const n = this.total;
+    if (order === 'unstable') {
+      const salt = mix32(this.base ^ this.requests);
+      return Int32Array.from({length: n}, (_, k) => k).sort((a, b) => mix32(a ^ salt) - mix32(b ^ salt) || a - b);
+    }
     if (order !== 'shuffled') {
       return (function* () {
         for (let k = 0; k < n; k++) yield order === 'newest-first' ? n - 1 - k : k;
@@ -236,14 +250,15 @@ export class Invitations {
 /** The switches, checked: a bad value is the caller's mistake, said at once. */
 export function checkListOptions(options: InvitationListOptions): InvitationListOptions {
   const {order, filterOn, maxTake, queueMs, wrapper} = options;
-  if (order !== undefined && !['added', 'newest-first', 'shuffled', 'changed'].includes(order))
-    throw new Error('invitationList.order must be added, newest-first, shuffled or changed');
+  if (order !== undefined && !['added', 'newest-first', 'shuffled', 'unstable', 'changed'].includes(order))
+    throw new Error('invitationList.order must be added, newest-first, shuffled, unstable or changed');
   if (filterOn !== undefined && !['added', 'changed'].includes(filterOn))
     throw new Error('invitationList.filterOn must be added or changed');
   if (maxTake !== undefined && !(Number.isInteger(maxTake) && maxTake >= 1))
     throw new Error('invitationList.maxTake must be an integer >= 1');
   if (queueMs !== undefined && !(Number.isFinite(queueMs) && queueMs >= 0))
     throw new Error('invitationList.queueMs must be >= 0');
-  if (wrapper !== undefined && wrapper === '') throw new Error('invitationList.wrapper must name a property');
+  if (wrapper !== undefined && wrapper.split('.').some((name) => name === ''))
+    throw new Error('invitationList.wrapper must name a property (or a dotted path of them)');
   return {...options};
 }

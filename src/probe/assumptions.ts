@@ -1,3 +1,5 @@
+import {INVITATION_ASSUMPTIONS} from './invitation-assumptions';
+
 /**
  * What the connector assumes about the service where the API spec is silent or may be wrong, one
  * entry per verdict of the probe: the assumption in words, and what a contradiction means for a sync
@@ -13,7 +15,15 @@ export interface Assumption {
 }
 
 export type Topic =
-  'Token' | 'Export job' | 'Download' | 'CSV file' | 'Created column' | 'Time filter' | 'Rate limits' | 'Errors';
+  | 'Token'
+  | 'Export job'
+  | 'Download'
+  | 'CSV file'
+  | 'Created column'
+  | 'Time filter'
+  | 'Rate limits'
+  | 'Errors'
+  | 'Invitations';
 
 export const TOPICS: readonly Topic[] = [
   'Token',
@@ -24,6 +34,7 @@ export const TOPICS: readonly Topic[] = [
   'Time filter',
   'Rate limits',
   'Errors',
+  'Invitations',
 ];
 
 const MAINTAINERS = "send this report to the connector's maintainers";
@@ -221,6 +232,7 @@ export const ASSUMPTIONS = [
     ifContradicted:
       "Nothing to change: error messages then lack the service's explanation and the ids Questback support asks for. Mention it to Questback support.",
   },
+  ...INVITATION_ASSUMPTIONS,
 ] as const satisfies readonly Assumption[];
 
 export type AssumptionId = (typeof ASSUMPTIONS)[number]['id'];

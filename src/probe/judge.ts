@@ -1,5 +1,6 @@
 import {completedVerdicts, createVerdicts, statusVerdicts} from './export-verdicts';
 import {csvVerdicts, downloadVerdicts} from './file-verdicts';
+import {invitationVerdicts} from './invitation-probe';
 import {errorVerdicts, rateLimitVerdicts, tokenVerdicts} from './service-verdicts';
 import {createdVerdicts, filterVerdicts} from './time-verdicts';
 import {ProbeFacts, Verdict} from './verdict';
@@ -23,5 +24,6 @@ export function judge(facts: ProbeFacts): Verdict[] {
     ...filterVerdicts(facts, files),
     ...rateLimitVerdicts(facts.log.answers),
     ...errorVerdicts(facts.log.of('unknown-export')),
+    ...invitationVerdicts(facts.invitations),
   ];
 }

@@ -8,6 +8,7 @@ import {LIMITS} from '../core/limits';
 import {DAY_MS, formatDuration, MINUTE_MS, TimeWindow} from '../core/time';
 import {probeConnection, ProbeEnvironment} from './connection';
 import {sampleFile} from './file-sample';
+import {probeInvitations} from './invitation-probe';
 import {judge} from './judge';
 import {BoundaryFacts, ExportPurpose, ExportRun, Verdict} from './verdict';
 import {AnswerLog} from './observer';
@@ -239,7 +240,8 @@ export async function runProbe(
   if (!accepted) throw couldNotExport(questId, runs.length, firstRefusal);
   if (!unknownAsked) skipped.push('the status of an unknown export: no export was created first');
 
-  const verdicts = judge({apiUrl: config.api_url, separator, log, exports: runs, boundary});
+  const invitations = await probeInvitations(api, questId, log, logger, signal);
+  const verdicts = judge({apiUrl: config.api_url, separator, log, exports: runs, boundary, invitations});
   for (const v of verdicts) {
     const line = `Probe: ${v.state.toUpperCase()} ${v.id}: ${v.seen}`;
     if (v.state === 'contradicted') logger.warn(line);

@@ -1,6 +1,7 @@
 import {TimeWindow} from '../core/time';
 import {AssumptionId} from './assumptions';
 import {FileSample} from './file-sample';
+import {InvitationFacts} from './invitation-probe';
 import {AnswerLog} from './observer';
 
 // A verdict on one assumption, the facts the verdicts are judged from, and the means every judge shares.
@@ -39,6 +40,8 @@ export interface ProbeFacts {
   log: AnswerLog;
   exports: ExportRun[];
   boundary: BoundaryFacts;
+  /** What the invitations list showed (invitation-probe.ts). */
+  invitations: InvitationFacts;
 }
 
 export const confirmed = (id: AssumptionId, seen: string): Verdict => ({id, state: 'confirmed', seen});

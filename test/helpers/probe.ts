@@ -12,7 +12,14 @@ import {ProbeResult, runProbe} from '../../src/probe/probe';
 import {renderReport} from '../../src/probe/report';
 import {ConnectorLogger} from '../../src/protocol/logger';
 import {MessageWriter} from '../../src/protocol/output';
-import {DialectOptions, FaultOptions, QuestConfig, SimulatorOptions, startSimulator} from '../../simulator';
+import {
+  DialectOptions,
+  FaultOptions,
+  InvitationListOptions,
+  QuestConfig,
+  SimulatorOptions,
+  startSimulator,
+} from '../../simulator';
 import {TestClock} from './clock';
 import {simConfig} from './fixtures';
 
@@ -23,6 +30,7 @@ export interface Variant {
   faults?: FaultOptions;
   quest?: Partial<QuestConfig>;
   simulator?: Pick<SimulatorOptions, 'relativeLocation' | 'exportDurationMs'>;
+  invitationList?: InvitationListOptions;
 }
 
 export interface ProbeRun {
@@ -53,11 +61,14 @@ export async function probe(variant: Variant = {}): Promise<ProbeRun> {
         rows: 60,
         columns: 8,
         firstCreatedAt: new Date(Date.now() - 3 * 86_400_000).toISOString(),
+        // More than a page of invitations: the probe can tell whether take is honoured up to 1000.
+        invitations: 1200,
         ...variant.quest,
       },
     ],
     faults: variant.faults,
     dialect: variant.dialect,
+    invitationList: variant.invitationList,
     ...variant.simulator,
   });
   try {

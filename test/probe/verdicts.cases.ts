@@ -252,6 +252,48 @@ const CASES: Case[] = [
     ],
     contradicted: [{variant: {dialect: {errorBodies: 'text'}}, seen: /text\/plain: a text body/}],
   },
+  {
+    id: 'invitations.wrapper',
+    confirmed: [
+      {variant: DEFAULT, seen: /^a JSON list$/},
+      {variant: {invitationList: {wrapper: 'items'}}, seen: /^an object: items \(list\), totalCount \(number\)$/},
+    ],
+    contradicted: [{variant: {invitationList: {wrapper: 'data.items'}}, seen: /without a list of items/}],
+  },
+  {
+    id: 'invitations.take',
+    confirmed: [{variant: DEFAULT, seen: /^a page of 1000 when 1000 were asked for$/}],
+    contradicted: [
+      {variant: {invitationList: {maxTake: 100}}, seen: /^a page of 100 when 1000 were asked for, and 100 more/},
+    ],
+  },
+  {
+    id: 'invitations.order',
+    confirmed: [
+      {variant: DEFAULT, seen: /^the same order .*; oldest addedAt first$/},
+      {variant: {invitationList: {order: 'shuffled'}}, seen: /^the same order .*; in no order of addedAt$/},
+    ],
+    contradicted: [{variant: {invitationList: {order: 'unstable'}}, seen: /^another order/}],
+  },
+  {
+    id: 'invitations.filter-field',
+    confirmed: [{variant: DEFAULT, seen: /is in the window that ends at its addedAt/}],
+    contradicted: [{variant: {invitationList: {filterOn: 'changed'}}, seen: /is not in the window .*last change/}],
+  },
+  {
+    id: 'invitations.statuses-change',
+    confirmed: [{variant: DEFAULT, seen: /^\d+ of 1000 invitations were sent later than they were added$/}],
+    // Statuses that never change cannot be seen in one probe: the verdict is confirmed or unknown.
+    contradicted: [],
+  },
+  {
+    id: 'invitations.model',
+    confirmed: [
+      {variant: DEFAULT, seen: /^every required field on all 1000$/},
+      {variant: {invitationList: {extraFields: true}}, seen: /; other fields: `reminderCount`, `tags`$/},
+    ],
+    contradicted: [{variant: {invitationList: {omit: ['languageCode']}}, seen: /^missing on some: languageCode$/}],
+  },
 ];
 
 beforeAll(() =>
@@ -267,10 +309,11 @@ describe.each(CASES)('$id', ({id, confirmed, contradicted}) => {
     const verdict = (await run(variant)).verdict(id);
     expect(verdict).toEqual({id, state: 'confirmed', seen: expect.stringMatching(seen)});
   });
-  test.each(contradicted)('contradicted by $variant', async ({variant, seen}) => {
-    const verdict = (await run(variant)).verdict(id);
-    expect(verdict).toEqual({id, state: 'contradicted', seen: expect.stringMatching(seen)});
-  });
+  if (contradicted.length)
+    test.each(contradicted)('contradicted by $variant', async ({variant, seen}) => {
+      const verdict = (await run(variant)).verdict(id);
+      expect(verdict).toEqual({id, state: 'contradicted', seen: expect.stringMatching(seen)});
+    });
 });
 
 describe('unknown, and what one contradiction leaves alone', () => {

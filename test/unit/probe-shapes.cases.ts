@@ -74,6 +74,7 @@ test('a Location on another host and path: its host, and the path without ids, s
     log,
     exports: [],
     boundary: {tested: false, why: 'not run'},
+    invitations: {read: false, why: 'not run'},
   }).find((v) => v.id === 'completed.location');
   expect(verdict).toEqual({
     id: 'completed.location',
