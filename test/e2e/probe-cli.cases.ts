@@ -20,7 +20,8 @@ async function simulator(options: SimulatorOptions = {}): Promise<Simulator> {
     seed: 3,
     exportDurationMs: 200,
     quests: [
-      {id: QUEST, rows: 40, firstCreatedAt: new Date(Date.now() - 2 * 86_400_000).toISOString()},
+      // More than a page of invitations, so that the probe can tell whether take is honoured up to 1000.
+      {id: QUEST, rows: 40, invitations: 1100, firstCreatedAt: new Date(Date.now() - 2 * 86_400_000).toISOString()},
       {id: OTHER, rows: 5, forbidden: true},
     ],
     ...options,
@@ -55,12 +56,12 @@ describe('bin/main probe', () => {
       expect(result.code).toBe(0);
       expect(result.messages.every((m) => m.type === 'LOG')).toBe(true);
       const lines = logs(result).map((l) => l.message);
-      expect(lines.filter((l) => /^Probe: (CONFIRMED|CONTRADICTED|UNKNOWN) /.test(l))).toHaveLength(27);
+      expect(lines.filter((l) => /^Probe: (CONFIRMED|CONTRADICTED|UNKNOWN) /.test(l))).toHaveLength(33);
       expect(lines[lines.length - 1]).toBe(
-        `Probe finished: 27 confirmed, 0 contradicted, 0 unknown. Report, safe to send to Questback support: ${file}`
+        `Probe finished: 33 confirmed, 0 contradicted, 0 unknown. Report, safe to send to Questback support: ${file}`
       );
       expect(report).toMatch(/^# Questback export API: probe report\n/);
-      expect(report).toContain('**27 confirmed, 0 contradicted, 0 unknown.**');
+      expect(report).toContain('**33 confirmed, 0 contradicted, 0 unknown.**');
       for (const form of secretForms(sim.clientSecret, sim.clientId)) expect(report).not.toContain(form);
       for (const token of sim.issuedTokens()) expect(result.stdout + report).not.toContain(token);
       // The waits are visible while they happen.
