@@ -1,7 +1,17 @@
 import {CellCut, QUOTE, RowBatch} from '../csv/rows';
 import {cellNumber, RecordField, RecordShape} from '../sync/output-port';
 import {copy, jsonKey, writeText} from './json-bytes';
-import {END, HASH_BYTES, RecordEncoder} from './record-encoder';
+import {
+  CellHasher,
+  Encoder,
+  encodeRows,
+  END,
+  HASH_BYTES,
+  RecordEncoder,
+  RowCuts,
+  RowPart,
+  rowLines,
+} from './record-encoder';
 
 const NULL = Buffer.from('null');
 
@@ -90,27 +100,38 @@ function answerPart(fields: readonly RecordField[], at: number, endBytes: number
 
 /**
  * A long shape's encoder (an `answer` field): it writes the row's fields before the answer once per
- * row, and copies them into the record of each non-empty answer cell, with the answer as text and,
- * where the cell is a plain number, as a number. A record costs three or four copies of literals
- * (AnswerPart) and one pass over the cell's bytes: the hot path of a layout that writes several
- * times the bytes per cell of the wide one (docs/benchmarks.md, the long layout's cost per cell).
+ * row (with a wide encoder of those fields, through RowPart), and copies them into the record of
+ * each non-empty answer cell, with the answer as text and, where the cell is a number
+ * `value_number` takes, as a number. A record costs three or four copies of literals (AnswerPart)
+ * and one pass over the cell's bytes: the hot path of a layout that writes several times the bytes
+ * per cell of the wide one (docs/benchmarks.md, the long layout's cost per cell).
  */
-export class LongRecordEncoder extends RecordEncoder {
+export class LongRecordEncoder implements Encoder {
+  private readonly part: RowPart;
   private readonly answer: AnswerPart;
+  private readonly hasher: CellHasher;
   /** The row part (head and the fields before the answer), written once per row. */
   private rowPart = new Uint8Array(1024);
 
-  constructor(shape: RecordShape, at: number) {
-    super(shape);
-    this.answer = answerPart(shape.fields, at, this.endBytes);
+  constructor(
+    readonly shape: RecordShape,
+    at: number
+  ) {
+    this.part = new RecordEncoder(shape);
+    this.answer = answerPart(shape.fields, at, this.part.endBytes);
+    this.hasher = new CellHasher(shape.hashSalt ?? '');
+  }
+
+  head(emittedAt: number): Buffer {
+    return this.part.head(emittedAt);
   }
 
   /** The most bytes row r of the batch can take as its lines. */
-  override most(batch: RowBatch, r: number): number {
+  most(batch: RowBatch, r: number): number {
     const k = r * (batch.width + 1);
     const {cells, width} = batch;
     const answer = this.answer;
-    const part = this.partMost(batch, k);
+    const part = this.part.fieldsMost(batch, k);
     let most = 0;
     for (let a = 0; a < answer.cells.length; a++) {
       const i = answer.cells[a];
@@ -122,25 +143,15 @@ export class LongRecordEncoder extends RecordEncoder {
     return most;
   }
 
-  /** The most bytes a long shape's row part (head and the fields before the answer) takes: from its own cells. */
-  private partMost(batch: RowBatch, k: number): number {
-    let bytes = 0;
-    for (let j = 0; j < this.cells.length; j++) {
-      const i = this.cells[j];
-      if (i < batch.width) bytes += batch.cells[k + i + 1] - batch.cells[k + i];
-    }
-    return this.fixedBytes + 6 * this.repeats * bytes;
-  }
-
   /** A long shape's records of the row whose cells begin at cells[k]: one per non-empty answer cell. */
-  protected override row(batch: RowBatch, k: number, head: Buffer, buf: Uint8Array, at: number): number {
-    const answer = this.answer;
+  row(batch: RowBatch, k: number, head: Buffer, buf: Uint8Array, at: number, cuts: RowCuts): number {
+    const {answer, part: fields} = this;
     const {bytes, cells, width} = batch;
-    const most = this.partMost(batch, k);
+    const most = fields.fieldsMost(batch, k);
     if (most > this.rowPart.length) this.rowPart = new Uint8Array(Math.max(most, 2 * this.rowPart.length));
-    const part = this.rowPart.subarray(0, this.fields(batch, k, copy(head, this.rowPart, 0), this.rowPart));
+    const part = this.rowPart.subarray(0, fields.fields(batch, k, copy(head, this.rowPart, 0), this.rowPart));
     // Most rows have no change to tell: their records end with literals alone.
-    const plain = this.changes === 0 && this.cutCount === 0;
+    const plain = fields.unchanged && cuts.count === 0;
     let o = at;
     for (let a = 0; a < answer.cells.length; a++) {
       const index = answer.cells[a];
@@ -154,7 +165,7 @@ export class LongRecordEncoder extends RecordEncoder {
       const to = quoted ? end - 1 : end;
       o = copy(answer.open[a], buf, copy(part, buf, o));
       const hashed = answer.hash[a] === 1;
-      o = hashed ? this.writeHash(bytes, start, end, buf, o) : writeText(bytes, from, to, quoted, buf, o);
+      o = hashed ? this.hasher.write(bytes, start, end, buf, o) : writeText(bytes, from, to, quoted, buf, o);
       const number = !hashed && plainNumber(bytes, from, to);
       if (plain && !number) {
         o = copy(answer.nullEnd, buf, o);
@@ -170,16 +181,23 @@ export class LongRecordEncoder extends RecordEncoder {
         continue;
       }
       let cut: CellCut | undefined;
-      for (let c = this.cutFrom; c < this.cutFrom + this.cutCount; c++)
-        if (this.cuts[c].cell === index) cut = this.cuts[c];
-      o = this.end(buf, copy(answer.tail, buf, o), cut);
+      for (let c = cuts.from; c < cuts.from + cuts.count; c++) if (cuts.cuts[c].cell === index) cut = cuts.cuts[c];
+      o = fields.end(buf, copy(answer.tail, buf, o), cuts, cut);
     }
     return o;
+  }
+
+  encode(batch: RowBatch, emittedAt: number, batchBytes: number): Uint8Array[] {
+    return encodeRows(this, batch, emittedAt, batchBytes);
+  }
+
+  lines(batch: RowBatch, emittedAt: number, bufferFor: (need: number) => Uint8Array): Generator<Uint8Array> {
+    return rowLines(this, batch, emittedAt, bufferFor);
   }
 }
 
 /** The encoder of a shape: a long one (with an `answer` field) or a wide one. */
-export function recordEncoder(shape: RecordShape): RecordEncoder {
+export function recordEncoder(shape: RecordShape): Encoder {
   const at = shape.fields.findIndex((f) => f.kind === 'answer');
   return at < 0 ? new RecordEncoder(shape) : new LongRecordEncoder(shape, at);
 }

@@ -3,7 +3,7 @@ import path from 'path';
 import {Worker} from 'worker_threads';
 
 import {reuseBuffers, RowBatch} from '../csv/rows';
-import {RecordEncoder} from './record-encoder';
+import {Encoder} from './record-encoder';
 import type {WorkerReply, WorkerRequest} from './record-worker';
 
 /**
@@ -14,7 +14,7 @@ import type {WorkerReply, WorkerRequest} from './record-worker';
 export interface OutputSink {
   bytes(chunk: Uint8Array): Promise<void> | undefined;
   /** Rows as records (the hot path); the batch's memory goes with it. */
-  records(rows: RowBatch, encoder: RecordEncoder, emittedAt: number): Promise<void> | undefined;
+  records(rows: RowBatch, encoder: Encoder, emittedAt: number): Promise<void> | undefined;
   /** Resolves once everything given so far has been taken by the output; rejects with a failure to encode. */
   drained(): Promise<void>;
   close(): void;
@@ -58,7 +58,7 @@ export class StreamSink implements OutputSink {
     return this.pending;
   }
 
-  records(rows: RowBatch, encoder: RecordEncoder, emittedAt: number): Promise<void> | undefined {
+  records(rows: RowBatch, encoder: Encoder, emittedAt: number): Promise<void> | undefined {
     let wait: Promise<void> | undefined;
     for (const chunk of encoder.encode(rows, emittedAt, this.batchBytes)) wait = this.bytes(chunk);
     return wait;
@@ -86,7 +86,7 @@ export const WORKER_QUEUE_BYTES = 4 * 1024 * 1024;
  * rows go in the order given; each is acknowledged once the output has taken its bytes.
  */
 export class WorkerSink implements OutputSink {
-  private readonly ids = new WeakMap<RecordEncoder, number>();
+  private readonly ids = new WeakMap<Encoder, number>();
   /** Encoders the worker holds, oldest first. */
   private readonly live: number[] = [];
   private nextId = 1;
@@ -129,7 +129,7 @@ export class WorkerSink implements OutputSink {
     return this.send({kind: 'bytes', seq: this.seq + 1, data: own}, own.length, [own.buffer as ArrayBuffer]);
   }
 
-  records(rows: RowBatch, encoder: RecordEncoder, emittedAt: number): Promise<void> | undefined {
+  records(rows: RowBatch, encoder: Encoder, emittedAt: number): Promise<void> | undefined {
     if (this.failure) throw this.failure;
     if (this.broken) return undefined;
     let id = this.ids.get(encoder);

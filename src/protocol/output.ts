@@ -4,7 +4,7 @@ import {LIMITS} from '../core/limits';
 import {toJsonLine} from './messages';
 import {BrokenListener, OutputSink, StreamSink, WorkerSink} from './output-sinks';
 import {RowBatch} from '../csv/rows';
-import {RecordEncoder} from './record-encoder';
+import {Encoder} from './record-encoder';
 
 /**
  * Writes protocol messages to stdout as JSON lines, in batches, with backpressure by construction:
@@ -101,7 +101,7 @@ export class MessageWriter {
    * Queues rows as records (the hot path); returns a promise when the caller should wait: the
    * output's queue is full, and the promise resolves when it has room again.
    */
-  writeRecords(rows: RowBatch, encoder: RecordEncoder, emittedAt: number): Promise<void> | undefined {
+  writeRecords(rows: RowBatch, encoder: Encoder, emittedAt: number): Promise<void> | undefined {
     // Lines queued before these records go first.
     const before = this.drainBuffer();
     this.written = true;

@@ -21,6 +21,49 @@ export const END = Buffer.from('}}\n');
 const META_OPEN = Buffer.from(',"meta":{"changes":[');
 const META_CLOSE = Buffer.from(']}}}\n');
 
+/** The cuts (csv/bound-cuts.ts) of the row being written: `count` of `cuts` from index `from`. */
+export interface RowCuts {
+  cuts: readonly CellCut[];
+  from: number;
+  count: number;
+}
+
+/** An encoder of a shape's rows as RECORD lines: what the output sinks use. */
+export interface Encoder {
+  readonly shape: RecordShape;
+  /** The rows as lines, in buffers of `batchBytes` (a line larger than that gets a buffer of its own). */
+  encode(batch: RowBatch, emittedAt: number, batchBytes: number): Uint8Array[];
+  /** The rows as lines, a buffer at a time, each `bufferFor(need)`. */
+  lines(batch: RowBatch, emittedAt: number, bufferFor: (need: number) => Uint8Array): Generator<Uint8Array>;
+}
+
+/** How an encoder writes one row: what the shared loop over a batch (fill, rowLines) asks of it. */
+interface RowWriter {
+  head(emittedAt: number): Buffer;
+  /** The most bytes row r of the batch can take as its lines. */
+  most(batch: RowBatch, r: number): number;
+  /** The lines of the row whose cells begin at cells[k], at o; returns where they end. */
+  row(batch: RowBatch, k: number, head: Buffer, buf: Uint8Array, o: number, cuts: RowCuts): number;
+}
+
+/**
+ * What a long shape's encoder takes from the wide encoder of its row part (the fields before the
+ * answer): the part is written once per row and copied into each answer's record.
+ */
+export interface RowPart {
+  head(emittedAt: number): Buffer;
+  /** The most bytes the head and fields of the row whose cells begin at cells[k] take. */
+  fieldsMost(batch: RowBatch, k: number): number;
+  /** Writes the row's fields after the head at `at`, counting their changes; returns where they end. */
+  fields(batch: RowBatch, k: number, at: number, buf: Uint8Array): number;
+  /** Whether no field of the row written last changed. */
+  readonly unchanged: boolean;
+  /** A record's end, with the changes of the row written last, its cuts and the answer's cut. */
+  end(buf: Uint8Array, at: number, cuts: RowCuts, answerCut?: CellCut): number;
+  /** The most bytes a record's end takes. */
+  readonly endBytes: number;
+}
+
 /**
  * Serialises rows of one stream as Airbyte RECORD lines, encoded as UTF-8 straight from the CSV's
  * bytes into output buffers. The record's fields are compiled once into literal bytes around the
@@ -29,14 +72,15 @@ const META_CLOSE = Buffer.from(']}}}\n');
  * tell an empty answer from none), unless their field keeps them. A time field's cell is written
  * as RFC 3339 in UTC; one that is not a time is null, and the record says so in `meta.changes`. A
  * hashed cell is the one cell made a string: its keyed hash is written instead. A long shape (an
- * `answer` field) is written by LongRecordEncoder (long-record-encoder.ts); `recordEncoder` picks.
+ * `answer` field) is written by LongRecordEncoder (long-record-encoder.ts), which writes the fields
+ * before its answer with one of these (RowPart); `recordEncoder` picks.
  */
-export class RecordEncoder {
+export class RecordEncoder implements Encoder, RowPart {
   /** Before the emitted_at time stamp, and after it up to the first cell. */
   private readonly prefix: string;
   private readonly lead: string;
   /** Per cell written: its index in the row, and how it is written (CELL, TEXT, TIME, HASH). */
-  protected readonly cells: Int32Array;
+  private readonly cells: Int32Array;
   private readonly kinds: Uint8Array;
   /** Per cell written: the bytes that follow it (its closing quote, or null, then the literal up to the next). */
   private readonly close: Buffer[];
@@ -47,25 +91,18 @@ export class RecordEncoder {
   /** Per cell written: its entry of meta.changes when it was cut to its bound, or to its row's. */
   private readonly cutByCell: Buffer[];
   private readonly cutByRow: Buffer[];
-  /** The batch's cuts of the row being written: from this index of `cuts`, this many. */
-  protected cuts: readonly CellCut[] = [];
-  protected cutFrom = 0;
-  protected cutCount = 0;
   /** The cells of the row being written that changed, and how many. */
   private readonly changed: Int32Array;
-  protected changes = 0;
-  protected readonly fixedBytes: number;
-  /** The most bytes a record's end takes (with its meta.changes). */
-  protected readonly endBytes: number;
+  private changes = 0;
+  private readonly fixedBytes: number;
+  readonly endBytes: number;
   /** The most times one cell is written in a record: each costs up to 6 bytes a byte of the cell. */
-  protected readonly repeats: number;
-  private readonly salt: string;
-  /** A hashed cell's text. */
-  private text = new Uint8Array(256);
+  private readonly repeats: number;
+  private readonly hasher: CellHasher;
 
   constructor(readonly shape: RecordShape) {
     const {stream, fields} = shape;
-    this.salt = shape.hashSalt ?? '';
+    this.hasher = new CellHasher(shape.hashSalt ?? '');
     const namespace = stream.namespace ? `"namespace":${JSON.stringify(stream.namespace)},` : '';
     this.prefix = `{"type":"RECORD","record":{${namespace}"stream":${JSON.stringify(stream.name)},"emitted_at":`;
     const literals: string[] = [];
@@ -141,37 +178,28 @@ export class RecordEncoder {
     return this.fixedBytes + 6 * this.repeats * (batch.cells[k + batch.width] - batch.cells[k]);
   }
 
-  /**
-   * Writes rows from `from` on as lines into buf at `at`, as many as surely fit; returns the next
-   * row to write and where the bytes end. None fits when the first row needs more than the room left.
-   */
-  fill(batch: RowBatch, from: number, head: Buffer, buf: Uint8Array, at: number): {next: number; end: number} {
-    const stride = batch.width + 1;
-    const cuts = batch.cuts ?? [];
-    let nextCut = 0;
-    while (nextCut < cuts.length && cuts[nextCut].row < from) nextCut++;
-    this.cuts = cuts;
-    let o = at;
-    let r = from;
-    for (; r < batch.rows; r++, nextCut += this.cutCount) {
-      const k = r * stride;
-      let cutsOfRow = 0;
-      while (nextCut + cutsOfRow < cuts.length && cuts[nextCut + cutsOfRow].row === r) cutsOfRow++;
-      this.cutFrom = nextCut;
-      this.cutCount = cutsOfRow;
-      if (o + this.most(batch, r) > buf.length) break;
-      o = this.row(batch, k, head, buf, o);
+  /** The most bytes the head and fields of the row whose cells begin at cells[k] take: from its own cells. */
+  fieldsMost(batch: RowBatch, k: number): number {
+    let bytes = 0;
+    for (let j = 0; j < this.cells.length; j++) {
+      const i = this.cells[j];
+      if (i < batch.width) bytes += batch.cells[k + i + 1] - batch.cells[k + i];
     }
-    return {next: r, end: o};
+    return this.fixedBytes + 6 * this.repeats * bytes;
   }
 
   /** The line of the row whose cells begin at cells[k], at o; returns where it ends. */
-  protected row(batch: RowBatch, k: number, head: Buffer, buf: Uint8Array, o: number): number {
-    return this.end(buf, this.fields(batch, k, copy(head, buf, o), buf));
+  row(batch: RowBatch, k: number, head: Buffer, buf: Uint8Array, o: number, cuts: RowCuts): number {
+    return this.end(buf, this.fields(batch, k, copy(head, buf, o), buf), cuts);
+  }
+
+  /** Whether no field of the row written last changed (a time nulled). */
+  get unchanged(): boolean {
+    return this.changes === 0;
   }
 
   /** The row's fields after the head at o, its changes counted; returns where they end. */
-  protected fields(batch: RowBatch, k: number, at: number, buf: Uint8Array): number {
+  fields(batch: RowBatch, k: number, at: number, buf: Uint8Array): number {
     const {bytes, cells, width} = batch;
     const refs = this.cells;
     const {kinds, close, nullClose, emptyClose, changed} = this;
@@ -210,7 +238,7 @@ export class RecordEncoder {
       }
       o =
         kinds[j] === HASH
-          ? this.writeHash(bytes, cells[c], cells[c + 1] - 1, buf, o)
+          ? this.hasher.write(bytes, cells[c], cells[c + 1] - 1, buf, o)
           : writeText(bytes, i, e, quoted, buf, o);
       o = copy(close[j], buf, o);
     }
@@ -222,16 +250,16 @@ export class RecordEncoder {
    * The end of a record: with the changes of the row's fields (meta.changes), if any: times nulled,
    * cells cut to a bound (and for a long record, its answer cut: `answerCut`).
    */
-  protected end(buf: Uint8Array, at: number, answerCut?: CellCut): number {
-    const {cuts, cutFrom, cutCount, cells: refs} = this;
-    if (this.changes === 0 && cutCount === 0) return copy(END, buf, at);
+  end(buf: Uint8Array, at: number, {cuts, from, count}: RowCuts, answerCut?: CellCut): number {
+    const refs = this.cells;
+    if (this.changes === 0 && count === 0) return copy(END, buf, at);
     let o = copy(META_OPEN, buf, at);
     let entries = 0;
     for (let n = 0; n < this.changes; n++) {
       if (entries++ > 0) buf[o++] = 44; // ,
       o = copy(this.nulled[this.changed[n]], buf, o);
     }
-    for (let c = cutFrom; c < cutFrom + cutCount; c++) {
+    for (let c = from; c < from + count; c++) {
       const cut = cuts[c];
       for (let j = 0; j < refs.length; j++) {
         if (refs[j] !== cut.cell) continue;
@@ -248,8 +276,24 @@ export class RecordEncoder {
     return copy(META_CLOSE, buf, o);
   }
 
+  encode(batch: RowBatch, emittedAt: number, batchBytes: number): Uint8Array[] {
+    return encodeRows(this, batch, emittedAt, batchBytes);
+  }
+
+  lines(batch: RowBatch, emittedAt: number, bufferFor: (need: number) => Uint8Array): Generator<Uint8Array> {
+    return rowLines(this, batch, emittedAt, bufferFor);
+  }
+}
+
+/** A keyed hash of cells: HMAC-SHA-256 under the salt, written as hex. */
+export class CellHasher {
+  /** A hashed cell's text. */
+  private text = new Uint8Array(256);
+
+  constructor(private readonly salt: string) {}
+
   /** The keyed hash of the raw cell bytes[start, end) as `"<hex>` (the caller closes it); returns where it ends. */
-  protected writeHash(bytes: Uint8Array, start: number, end: number, buf: Uint8Array, at: number): number {
+  write(bytes: Uint8Array, start: number, end: number, buf: Uint8Array, at: number): number {
     if (this.text.length < end - start) this.text = new Uint8Array(Math.max(end - start, 2 * this.text.length));
     const value = decodeWtf8(this.text, 0, cellText(bytes, start, end, this.text, 0));
     const hex = keyedHash(this.salt, value);
@@ -257,26 +301,61 @@ export class RecordEncoder {
     for (let i = 0; i < hex.length; i++) buf[at + 1 + i] = hex.charCodeAt(i);
     return at + 1 + hex.length;
   }
+}
 
-  /**
-   * The rows as lines, in buffers of `batchBytes` (the last one partly filled; a line larger than a
-   * batch gets a buffer of its own). Each buffer owns its memory, so it can be transferred.
-   */
-  encode(batch: RowBatch, emittedAt: number, batchBytes: number): Uint8Array[] {
-    return [...this.lines(batch, emittedAt, (need) => Buffer.allocUnsafeSlow(Math.max(batchBytes, need)))];
+/**
+ * Writes rows from `from` on as lines into buf at `at`, as many as surely fit; returns the next row
+ * to write and where the bytes end. None fits when the first row needs more than the room left.
+ */
+function fill(
+  rows: RowWriter,
+  batch: RowBatch,
+  from: number,
+  head: Buffer,
+  buf: Uint8Array,
+  at: number
+): {next: number; end: number} {
+  const stride = batch.width + 1;
+  // One object for every row of the call (the hot path allocates nothing a row).
+  const cuts: RowCuts = {cuts: batch.cuts ?? [], from: 0, count: 0};
+  let nextCut = 0;
+  while (nextCut < cuts.cuts.length && cuts.cuts[nextCut].row < from) nextCut++;
+  let o = at;
+  let r = from;
+  for (; r < batch.rows; r++, nextCut += cuts.count) {
+    let cutsOfRow = 0;
+    while (nextCut + cutsOfRow < cuts.cuts.length && cuts.cuts[nextCut + cutsOfRow].row === r) cutsOfRow++;
+    cuts.from = nextCut;
+    cuts.count = cutsOfRow;
+    if (o + rows.most(batch, r) > buf.length) break;
+    o = rows.row(batch, r * stride, head, buf, o, cuts);
   }
+  return {next: r, end: o};
+}
 
-  /**
-   * The rows as lines, a buffer at a time: each buffer is `bufferFor(need)` (at least `need` bytes,
-   * the next line's most), filled as far as it goes, and given before the next one is asked for.
-   */
-  *lines(batch: RowBatch, emittedAt: number, bufferFor: (need: number) => Uint8Array): Generator<Uint8Array> {
-    const head = this.head(emittedAt);
-    for (let r = 0; r < batch.rows;) {
-      const buf = bufferFor(this.most(batch, r));
-      const {next, end} = this.fill(batch, r, head, buf, 0);
-      yield buf.subarray(0, end);
-      r = next;
-    }
+/**
+ * The rows as lines, a buffer at a time: each buffer is `bufferFor(need)` (at least `need` bytes,
+ * the next line's most), filled as far as it goes, and given before the next one is asked for.
+ */
+export function* rowLines(
+  rows: RowWriter,
+  batch: RowBatch,
+  emittedAt: number,
+  bufferFor: (need: number) => Uint8Array
+): Generator<Uint8Array> {
+  const head = rows.head(emittedAt);
+  for (let r = 0; r < batch.rows;) {
+    const buf = bufferFor(rows.most(batch, r));
+    const {next, end} = fill(rows, batch, r, head, buf, 0);
+    yield buf.subarray(0, end);
+    r = next;
   }
+}
+
+/**
+ * The rows as lines, in buffers of `batchBytes` (the last one partly filled; a line larger than a
+ * batch gets a buffer of its own). Each buffer owns its memory, so it can be transferred.
+ */
+export function encodeRows(rows: RowWriter, batch: RowBatch, emittedAt: number, batchBytes: number): Uint8Array[] {
+  return [...rowLines(rows, batch, emittedAt, (need) => Buffer.allocUnsafeSlow(Math.max(batchBytes, need)))];
 }

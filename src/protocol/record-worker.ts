@@ -10,7 +10,7 @@ import {parentPort} from 'worker_threads';
 
 import {RowBatch} from '../csv/rows';
 import {RecordShape} from '../sync/output-port';
-import {RecordEncoder} from './record-encoder';
+import {Encoder} from './record-encoder';
 import {recordEncoder} from './long-record-encoder';
 
 /** What the record worker is asked, in order. */
@@ -56,14 +56,14 @@ function openOutput(fd: number): Output {
 
 const port = parentPort;
 if (!port) throw new Error('record-worker runs as a worker thread');
-const encoders = new Map<number, RecordEncoder>();
+const encoders = new Map<number, Encoder>();
 const queue: WorkerRequest[] = [];
 let output: Output | undefined;
 let running = false;
 let broken = false;
 
 /** Writes the batch's rows as records, encoding the next buffer while the last one is written. */
-async function writeRows(write: Output, encoder: RecordEncoder, batch: RowBatch, emittedAt: number): Promise<void> {
+async function writeRows(write: Output, encoder: Encoder, batch: RowBatch, emittedAt: number): Promise<void> {
   let written: Promise<void> | undefined;
   let turn = 0;
   // The two buffers take turns; a row larger than a buffer gets one of its own.
