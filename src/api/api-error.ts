@@ -73,14 +73,14 @@ export function supportIds(traceId: unknown, requestId: unknown): string {
   return [traceId && `traceId ${traceId}`, requestId && `requestId ${requestId}`].filter(Boolean).join(', ');
 }
 
-export function failureTypeForStatus(status: number): FailureType {
+function failureTypeForStatus(status: number): FailureType {
   if (CONFIG_STATUSES.has(status)) return 'config_error';
   if (status === 410 || status === 429 || status === 408 || status === 409 || status >= 500) return 'transient_error';
   return 'system_error';
 }
 
 /** The service answered 403 or 404 for a quest: the API login may not read it, or it does not exist. */
-export class QuestInaccessible extends VError.WError {
+class QuestInaccessible extends VError.WError {
   constructor(
     readonly questId: string,
     readonly status: number,

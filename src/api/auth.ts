@@ -9,7 +9,7 @@ import {apiError, RequestContext, supportIds} from './api-error';
 import {TokenSource} from './http';
 import {looksLikeHtml} from './problem-details';
 
-export interface Credentials {
+interface Credentials {
   authUrl: string;
   apiUrl: string;
   clientId: string;

@@ -16,7 +16,7 @@ export interface Connection {
 }
 
 /** How a command talks to the service: its clock, its patience, and who hears of secrets, throttles and answers. */
-export interface ConnectionOptions {
+interface ConnectionOptions {
   runtime: Runtime;
   logger: AirbyteLogger;
   /** Every secret seen (the client secret, each token) goes here, to be redacted from all output. */

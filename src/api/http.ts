@@ -96,7 +96,7 @@ export interface TokenSource {
 
 export type ThrottleListener = (ctx: RequestContext | undefined, waitMs: number, resetAt: number) => void;
 
-export interface HttpClientOptions {
+interface HttpClientOptions {
   baseURL: string;
   runtime: Runtime;
   logger: AirbyteLogger;
@@ -127,7 +127,7 @@ function isTimeout(error: AxiosError): boolean {
 }
 
 /** Exponential backoff with full jitter, so many clients retrying do not move in step. */
-export function backoffDelayMs(retry: number, random: () => number): number {
+function backoffDelayMs(retry: number, random: () => number): number {
   const ceiling = Math.min(LIMITS.http.backoffMaxMs, LIMITS.http.backoffBaseMs * 2 ** Math.max(0, retry - 1));
   return Math.round(ceiling / 2 + (random() * ceiling) / 2);
 }

@@ -11,10 +11,10 @@ import {send} from './request';
 // through `send` on the connection's client, so rate limits, retries and tokens are the API's own.
 
 /** The most items the service returns per request. */
-export const MAX_TAKE = 1000;
+const MAX_TAKE = 1000;
 
 /** One request of a list: where it starts, how many it asks for, and the time filter, if the endpoint takes one. */
-export interface PageQuery {
+interface PageQuery {
   skip: number;
   take: number;
   /** Only items after this moment (ms; exclusive). */
@@ -24,7 +24,7 @@ export interface PageQuery {
 }
 
 /** What a list request needs besides its query: the endpoint's address, and what the request is for. */
-export interface ListCall {
+interface ListCall {
   url: string;
   context: RequestContext & {questId: string};
   signal?: AbortSignal;
@@ -70,7 +70,7 @@ export async function requestPage(http: AxiosInstance, call: ListCall, query: Pa
  * The items of a page: the answer is a JSON array, or an object holding exactly one array (the
  * service does not document its wrapper: `{items: [...], total: n}` and a bare list both read).
  */
-export function pageItems(response: AxiosResponse, context: RequestContext): unknown[] {
+function pageItems(response: AxiosResponse, context: RequestContext): unknown[] {
   const data = asJsonValue(response.data);
   if (Array.isArray(data)) return data;
   const lists = data && typeof data === 'object' ? Object.values(data).filter(Array.isArray) : [];

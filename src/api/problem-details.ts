@@ -1,7 +1,7 @@
 import {keyedByText} from '../core/outside-text';
 
 /** RFC 7807 problem details as the Export API returns them (or a variation of it). */
-export interface ProblemDetails {
+interface ProblemDetails {
   type?: string;
   title?: string;
   status?: number;

@@ -1,7 +1,7 @@
 import {LIMITS} from '../core/limits';
 
 /** What the service's throttling headers say, interpreted. */
-export interface RateLimitInfo {
+interface RateLimitInfo {
   limit?: number;
   remaining?: number;
   /** Epoch ms at which the current window resets, when the reading is sane. */
@@ -76,7 +76,7 @@ export function parseRateLimit(headers: Headers, nowMs: number): RateLimitInfo {
   };
 }
 
-export interface ThrottleDelay {
+interface ThrottleDelay {
   waitMs: number;
   /** Why this long: the header it came from, or the fallback backoff. */
   basis: 'Retry-After' | 'X-RateLimit-Reset' | 'backoff';

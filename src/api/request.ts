@@ -30,7 +30,7 @@ export async function readSmallBody(stream: unknown): Promise<string | undefined
   return Buffer.concat(chunks).toString('utf8');
 }
 
-export interface ApiCall {
+interface ApiCall {
   context: RequestContext;
   config: AxiosRequestConfig;
   /** Statuses the caller handles itself, returned instead of thrown. */

@@ -24,11 +24,8 @@ export type StreamLayout = QuestbackConfig['stream_layout'];
 /** A column named in sensitive_columns (by header text, column name, or question) and what happens to its values. */
 export type SensitiveColumn = QuestbackConfig['sensitive_columns'][number];
 
-/** What happens to a sensitive column's values before a record leaves the connector. */
-export type SensitiveAction = SensitiveColumn['action'];
-
 /** The options that have a default in the spec, with it. */
-export type DefaultedOptions = Pick<QuestbackConfig, DefaultedOption>;
+type DefaultedOptions = Pick<QuestbackConfig, DefaultedOption>;
 
 const SPEC = connectorSpec().connectionSpecification;
 const MAX_UNKNOWN_NAMED = 10;
@@ -97,7 +94,7 @@ function checkOption(check: Check, raw: unknown): unknown {
   return value;
 }
 
-export interface ParsedConfig {
+interface ParsedConfig {
   config: QuestbackConfig;
   /** What the user should hear about although the config is valid (typos, normalised URLs). */
   warnings: string[];

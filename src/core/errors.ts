@@ -3,7 +3,7 @@ import VError from 'verror';
 /** How Airbyte should treat a failure: the user must fix something, it may pass on retry, or it is a bug. */
 export type FailureType = 'config_error' | 'transient_error' | 'system_error';
 
-export interface ErrorContext {
+interface ErrorContext {
   questId?: string;
   operation?: string;
   status?: number;

@@ -7,7 +7,7 @@ export interface Runtime {
 }
 
 /** Sleeps on a timer that does not keep the process alive and ends early when the signal aborts. */
-export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
   if (signal?.aborted) return Promise.reject(signal.reason);
   return new Promise((resolve, reject) => {
     const onAbort = (): void => {

@@ -55,7 +55,7 @@ export function secretForms(secret: string, clientId?: string): string[] {
  * length, a table cell) wherever its author chose, often before the scrubber sees the whole, so a
  * secret's piece left at a cut must go as well as the whole.
  */
-export const SECRET_RUN = 8;
+const SECRET_RUN = 8;
 const HASH_BASE = 0x01000193;
 /** Bits of the filter that rules most positions of a text out before a run is compared (2^22 bits, 512 KiB). */
 const FILTER_SHIFT = 10;

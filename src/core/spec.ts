@@ -26,7 +26,7 @@ export interface OptionSchema {
 }
 
 /** The connector's spec (spec-declaration.ts, written out as resources/spec.json): its options, defaults and ranges. */
-export interface ConnectorSpec {
+interface ConnectorSpec {
   connectionSpecification: {
     required: readonly string[];
     properties: Readonly<Record<string, OptionSchema & {order: number}>>;
@@ -146,7 +146,7 @@ export const EXPORT_SETTING_OPTIONS: readonly (readonly [keyof Options, string])
 );
 
 /** What a value breaks of an option's schema: the keyword (and, inside a list, the item's index); undefined if nothing. */
-export interface Violation {
+interface Violation {
   keyword: string;
   item?: number;
   /** The object's field that is missing or wrong. */

@@ -4,9 +4,9 @@ export interface TimeWindow {
   until: number;
 }
 
-export const SECOND_MS = 1000;
+const SECOND_MS = 1000;
 export const MINUTE_MS = 60_000;
-export const HOUR_MS = 3_600_000;
+const HOUR_MS = 3_600_000;
 export const DAY_MS = 86_400_000;
 
 /**

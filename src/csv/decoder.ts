@@ -12,7 +12,7 @@ const ENCODED_REPLACEMENT = Buffer.from([0xef, 0xbf, 0xbd]);
 const SNIFF_BYTES = 4;
 
 /** How often `char` occurs in `text`. */
-export function countChar(text: string, char: string): number {
+function countChar(text: string, char: string): number {
   let n = 0;
   for (let i = text.indexOf(char); i !== -1; i = text.indexOf(char, i + 1)) n++;
   return n;

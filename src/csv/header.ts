@@ -1,4 +1,4 @@
-export interface Columns {
+interface Columns {
   /** Column names as the records carry them: the header's, made unique. */
   names: string[];
   /** Header names that appeared more than once, with the names given to the repeats. */
@@ -37,7 +37,7 @@ export function isCreatedHeader(text: string): boolean {
 }
 
 /** The columns every header holds, by the names the connector reads them by: each row's identity and its time. */
-export type HeaderColumn = 'Response ID' | 'Created';
+type HeaderColumn = 'Response ID' | 'Created';
 
 /**
  * The columns a file's first line lacks to be a header (empty: it is one). A header must hold the

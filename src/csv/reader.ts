@@ -30,7 +30,7 @@ export class CsvEncodingError extends Error {
 }
 
 /** What the reader of a file does with it. */
-export interface CsvSink {
+interface CsvSink {
   /** The header row as the file has it. Returning false stops the reading after the rows that came with it. */
   header(cells: string[]): boolean | void;
   /**
@@ -42,7 +42,7 @@ export interface CsvSink {
   progress?(bytes: number, rows: number): void;
 }
 
-export interface CsvSummary {
+interface CsvSummary {
   /** Rows after the header. */
   rows: number;
   headerSeen: boolean;

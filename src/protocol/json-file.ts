@@ -3,7 +3,7 @@ import fs from 'fs';
 import {connectorError, fileProblem} from '../core/errors';
 
 /** Where a JSON text first breaks the grammar, and what was wrong there, in words that quote nothing of it. */
-export interface JsonSyntaxProblem {
+interface JsonSyntaxProblem {
   line: number;
   column: number;
   problem: string;

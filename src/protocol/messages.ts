@@ -13,9 +13,9 @@ import {StreamRef, StreamStatus} from '../sync/output-port';
  * The Airbyte protocol messages the kit (0.11) has no types for, or builds in a Faros-specific way:
  * per-stream STATE with sourceStats, STREAM_STATUS traces, error traces with a stream.
  */
-export type StreamDescriptor = StreamRef;
+type StreamDescriptor = StreamRef;
 
-export interface StreamStateMessage extends AirbyteMessage {
+interface StreamStateMessage extends AirbyteMessage {
   type: AirbyteMessageType.STATE;
   state: {
     type: 'STREAM';
@@ -24,7 +24,7 @@ export interface StreamStateMessage extends AirbyteMessage {
   };
 }
 
-export interface TraceMessage extends AirbyteMessage {
+interface TraceMessage extends AirbyteMessage {
   type: AirbyteMessageType.TRACE;
   trace: {type: 'ERROR' | 'STREAM_STATUS'; emitted_at: number} & Record<string, unknown>;
 }

@@ -27,7 +27,7 @@ function minutesArg(text: string): number {
 }
 
 /** What the probe command shares with the others of the command line (cli.ts). */
-export interface CommandParts {
+interface CommandParts {
   connector: Connector;
   env: CliEnvironment;
   loadConfig(file: string): QuestbackConfig;

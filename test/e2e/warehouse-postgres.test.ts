@@ -8,6 +8,7 @@
 // rating-per-month query of each layout. The PostgreSQL queries of docs/warehouse-sql.md are run here verbatim.
 
 import {warehouseNames} from '../../src/sync/streams/column-names';
+import {CONNECTOR_FIELDS} from '../../src/sync/streams/record-columns';
 import {answerKeys} from '../../src/sync/streams/quests-stream';
 import {errorTraces, records, runConnector, stateFile, tempDir, writeJson} from '../helpers/connector';
 import {destinationColumns} from '../helpers/destinations';
@@ -43,7 +44,6 @@ const RATING = 'How satisfied are you overall? (1-5)';
 const EDITED = [NORSK, DEUTSCH, LONG];
 const QUESTS = [...EDITED, EMPTY];
 const SETTINGS: ExportSettings = {expandMultipleChoiceToColumns: true, includeRespondentInformation: true};
-const CONNECTOR_FIELDS = ['_questback_quest_id', '_questback_window_start', '_questback_window_end'];
 
 type Catalog = {streams: ConfiguredStream[]};
 
@@ -250,7 +250,7 @@ function headersOf(catalog: Catalog, questId: string): Map<string, string> {
   const stream = catalog.streams.find((s) => s.stream.name === streamOf(questId));
   const properties = Object.entries(stream?.stream.json_schema.properties ?? {});
   return new Map(
-    properties.filter(([name]) => !CONNECTOR_FIELDS.includes(name)).map(([name, p]) => [name, p.title ?? name])
+    properties.filter(([name]) => !CONNECTOR_FIELDS.has(name)).map(([name, p]) => [name, p.title ?? name])
   );
 }
 

@@ -13,7 +13,8 @@ import {rowStrings} from '../../src/csv/rows';
 import {TimeWindow} from '../../src/core/time';
 import {ConnectorLogger} from '../../src/protocol/logger';
 import {MessageWriter} from '../../src/protocol/output';
-import {RowWriter, shapeRecords, StreamRef, StreamStatus, SyncOutput} from '../../src/sync/output-port';
+import {RowWriter, StreamRef, StreamStatus, SyncOutput} from '../../src/sync/output-port';
+import {shapeRecords} from './shapes';
 import {createEngine, csvText, ExportOutcome, SimulatorEngine} from '../../simulator';
 import {Prng} from '../../simulator/prng';
 

@@ -1,6 +1,7 @@
 import {exportSettings} from '../../src/api/client';
 import {parseConfig, QuestbackConfig} from '../../src/core/config';
 import {warehouseNames} from '../../src/sync/streams/column-names';
+import {CONNECTOR_FIELDS} from '../../src/sync/streams/record-columns';
 import {Simulator, SimulatorClock, SimulatorOptions, startSimulator} from '../../simulator';
 import {connectorConfig} from '../../simulator/cli-app';
 import {Runtime, systemRuntime} from '../../src/core/runtime';
@@ -80,8 +81,7 @@ export function simCatalog(
       const header = sim.groundTruth(id).header;
       const properties: Record<string, unknown> = {};
       warehouseNames(header).forEach((name, i) => (properties[name] = {type: ['null', 'string'], title: header[i]}));
-      for (const field of ['_questback_quest_id', '_questback_window_start', '_questback_window_end'])
-        properties[field] = {type: 'string'};
+      for (const field of CONNECTOR_FIELDS) properties[field] = {type: 'string'};
       return {
         stream: {
           name: streamOf(id),

@@ -3,6 +3,7 @@
 
 import {ExportSettings, Simulator} from '../../simulator';
 import {warehouseNames} from '../../src/sync/streams/column-names';
+import {CONNECTOR_FIELDS} from '../../src/sync/streams/record-columns';
 import {RecordMessage, repeated, RunResult} from './connector';
 import {streamData} from './combined';
 
@@ -53,10 +54,7 @@ export function truthAnswers(
   rowIds?: ReadonlySet<string>
 ): Map<string, Omit<AnswerRecord, '_questback_window_start' | '_questback_window_end'>> {
   const {header, rows} = sim.groundTruth(questId, settings);
-  const names = warehouseNames(
-    header,
-    new Set(['_questback_quest_id', '_questback_window_start', '_questback_window_end'])
-  );
+  const names = warehouseNames(header, CONNECTOR_FIELDS);
   const created = header.indexOf('Created');
   const out = new Map<string, Omit<AnswerRecord, '_questback_window_start' | '_questback_window_end'>>();
   for (const row of rows) {

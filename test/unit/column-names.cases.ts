@@ -1,16 +1,10 @@
 import {prng} from '../helpers/fake-api';
 import {MAX_NAME_LENGTH, warehouseName, warehouseNames} from '../../src/sync/streams/column-names';
+import {CONNECTOR_FIELDS} from '../../src/sync/streams/record-columns';
 import {Destination, destinationColumns, javaHashCode} from '../helpers/destinations';
 import {PRESETS} from '../../simulator/title-presets';
 import {recordColumns} from '../../src/sync/streams/record-columns';
 
-// The connector's own record fields (src/sync/streams/record-columns.ts), written out so that this test does not depend
-// on where that module lives.
-const CONNECTOR_FIELDS: ReadonlySet<string> = new Set([
-  '_questback_quest_id',
-  '_questback_window_start',
-  '_questback_window_end',
-]);
 const DESTINATIONS: readonly Destination[] = ['postgres', 'bigquery', 'snowflake'];
 
 // Two 100+ character questions that share their first 93 characters, expanded into one column per

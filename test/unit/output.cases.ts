@@ -10,7 +10,8 @@ import {MessageWriter} from '../../src/protocol/output';
 import {CsvScanner} from '../../src/csv/parser';
 import {RowBatch} from '../../src/csv/rows';
 import {recordEncoder} from '../../src/protocol/long-record-encoder';
-import {recordCounter, RecordShape, shapeChanges, shapeRecords} from '../../src/sync/output-port';
+import {recordCounter, RecordShape} from '../../src/sync/output-port';
+import {shapeChanges, shapeRecords} from '../helpers/shapes';
 import {tempDir} from '../helpers/connector';
 import {batchOf} from '../helpers/rows';
 

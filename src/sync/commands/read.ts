@@ -26,7 +26,7 @@ import {cut, quote} from '../../core/outside-text';
 export type {ConfiguredStream} from '../streams/stream-definition';
 
 /** What a read needs from outside, wired by the source. */
-export interface ReadContext extends PlanContext {
+interface ReadContext extends PlanContext {
   /** The API client for this read; reports waits for the rate limit to the listener. */
   connect(onThrottle: (ctx: RequestContext | undefined, waitMs: number, resetAt: number) => void): Connection;
   /** Aborts the read (the process is told to stop, or the consumer went away). */
@@ -43,7 +43,7 @@ interface PlannedStream {
 }
 
 /** A catalog that names a stream twice would read it twice into one table: refused before any request. */
-export function checkCatalog(streams: readonly ConfiguredStream[]): void {
+function checkCatalog(streams: readonly ConfiguredStream[]): void {
   const seen = new Set<string>();
   for (const s of streams) {
     const key = `${s.stream.namespace ?? ''}/${s.stream.name}`;

@@ -29,7 +29,7 @@ export function newPiece(window: TimeWindow, reuse?: RecordedExport): Piece {
   return {window, record: pieceRecord(window, reuse !== undefined), ...(reuse ? {reuse} : {})};
 }
 
-export interface ExportJobsContext {
+interface ExportJobsContext {
   api: ExportApi;
   slots: ExportSlots;
   runtime: Runtime;

@@ -19,7 +19,7 @@ export type Setback =
   /** An earlier attempt's export answered what no retry mended (403, 404, a 500 for good...); `why` says what. */
   | {kind: 'unusable'; exportId: string; why: string};
 
-export type Decision =
+type Decision =
   /** Create a new export of the same piece. */
   | {action: 'recreate'}
   /** Download the same export again, skipping the rows already emitted. */

@@ -12,7 +12,7 @@ import {cut, quote} from '../../core/outside-text';
  * the density last seen so that the next sync sizes its first export right away (optional: states
  * written before it existed still read).
  */
-export interface QuestState {
+interface QuestState {
   cursor: string;
   cursor_field: string[];
   density?: DensityHint;
@@ -109,7 +109,7 @@ export function invalidState(message: string): never {
 }
 
 /** The state a read starts from: stream name -> stream state, and what of the input was ignored, for a warning. */
-export class StateInput extends Map<string, unknown> {
+class StateInput extends Map<string, unknown> {
   readonly ignored: string[] = [];
 }
 

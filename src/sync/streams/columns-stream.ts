@@ -26,7 +26,7 @@ const COLUMNS_CURSOR = 'seen_at';
 const COLUMNS_SUPPORT = incrementalSupport(COLUMNS_CURSOR, [['quest_id'], ['column']]);
 
 /** One column of one quest's export. */
-export interface ColumnRecord {
+interface ColumnRecord {
   quest_id: string;
   /** The field name of the column in the quest's records. */
   column: string;
@@ -44,7 +44,7 @@ export interface ColumnRecord {
 }
 
 /** The stream as discover lists it: the same schema for every quest; its cursor is the sync's time. */
-export function columnsCatalogStream() {
+function columnsCatalogStream() {
   return catalogStream(
     COLUMNS_STREAM,
     objectSchema({
@@ -111,7 +111,7 @@ function namesByRule(config: QuestbackConfig, header: readonly string[]): string
 }
 
 /** The records of one quest's columns, each under the name the quest's records give it, first seen as the state remembers. */
-export function columnRecords(
+function columnRecords(
   config: QuestbackConfig,
   questId: string,
   {header, names}: NamedHeader,

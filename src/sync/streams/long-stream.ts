@@ -19,7 +19,7 @@ export const ANSWERS_STREAM = 'answers';
 const ANSWERS_SUPPORT = incrementalSupport(CURSOR_FIELD, [['quest_id'], ['response_id'], ['column']]);
 
 /** The stream as discover lists it: no export needed, the schema is the same for every quest. */
-export function answersCatalogStream(config: QuestbackConfig) {
+function answersCatalogStream(config: QuestbackConfig) {
   return catalogStream(
     ANSWERS_STREAM,
     objectSchema({
@@ -61,7 +61,7 @@ export function answersCatalogStream(config: QuestbackConfig) {
  * gives none), a record with the response's key, the column's name, header, question and option,
  * and the value.
  */
-export class QuestLong extends QuestResponseRecords<AnswerCell> {
+class QuestLong extends QuestResponseRecords<AnswerCell> {
   /** The `column` values: the names the wide table would give the columns. */
   names(header: readonly string[]): string[] {
     return recordColumns(header, this.config.column_names).map((c) => c.name);
@@ -91,10 +91,4 @@ export class QuestLong extends QuestResponseRecords<AnswerCell> {
  * The `answers` stream (stream_layout "long"): every configured quest read as `responses` is (the
  * same windows, exports, re-use and exactly-once rules), each row written as its answers.
  */
-export const answersStream = questsStream(
-  'long',
-  ANSWERS_STREAM,
-  ANSWERS_SUPPORT,
-  answersCatalogStream,
-  (ref, questId, ctx, sensitiveMatched) => new QuestLong(ref, questId, ctx.config, ctx.logger, sensitiveMatched)
-);
+export const answersStream = questsStream('long', ANSWERS_STREAM, ANSWERS_SUPPORT, answersCatalogStream, QuestLong);

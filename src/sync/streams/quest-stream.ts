@@ -39,7 +39,7 @@ import {plural} from '../../core/quantities';
 // (named by column_names), the connector's fields beside them, and the quest's own state.
 
 /** A warehouse-safe table name that still shows the quest id: quest_<uuid with underscores>. */
-export function streamNameFor(questId: string): string {
+function streamNameFor(questId: string): string {
   return `quest_${questId.toLowerCase().replace(/-/g, '_')}`;
 }
 
@@ -80,7 +80,7 @@ const QUEST_SUPPORT = incrementalSupport(CURSOR_FIELD);
  * The quest's stream as discover lists it: its columns (from a sample export), the response id its
  * key; a dropped sensitive column is not listed, a hashed one says so.
  */
-export function questCatalogStream(
+function questCatalogStream(
   questId: string,
   columns: readonly Column[],
   treatments: readonly Treatment[] = []
@@ -101,7 +101,7 @@ export const perQuestState: StateCodec = (quests) => {
 };
 
 /** What the configured schema of a quest stream says: its fields (the connector's left out), their header texts, its key. */
-export interface ConfiguredColumns {
+interface ConfiguredColumns {
   names: ReadonlySet<string>;
   /** The configured primary key's field, if any: an export without it would give records without their key. */
   primaryKey?: string;

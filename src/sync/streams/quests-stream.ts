@@ -131,14 +131,20 @@ export abstract class QuestResponseRecords<Cell> implements QuestRecords {
 /**
  * The definition of a stream of every quest, offered under `layout`: no export at discover (the
  * schema is the same for every quest, and a token proves the credentials), each quest's rows
- * written as `recordsOf` makes them.
+ * written as the records `Records` makes (a QuestResponseRecords of the layout).
  */
 export function questsStream(
   layout: QuestbackConfig['stream_layout'],
   name: string,
   support: StreamSupport,
   catalogStreamOf: (config: QuestbackConfig) => ReturnType<typeof catalogStream>,
-  recordsOf: (ref: StreamRef, questId: string, ctx: PlanContext, sensitiveMatched: string[]) => QuestRecords
+  Records: new (
+    ref: StreamRef,
+    questId: string,
+    config: QuestbackConfig,
+    logger: AirbyteLogger,
+    sensitiveMatched: string[]
+  ) => QuestRecords
 ): StreamDefinition {
   return {
     support,
@@ -151,8 +157,12 @@ export function questsStream(
     plan(ctx, configured, state, out) {
       const ref = streamRef(configured);
       if (ref.name !== name || ctx.config.stream_layout !== layout) return undefined;
-      return planQuestsStream(ctx, configured, state, out, (questId, sensitiveMatched) =>
-        recordsOf(ref, questId, ctx, sensitiveMatched)
+      return planQuestsStream(
+        ctx,
+        configured,
+        state,
+        out,
+        (questId, sensitiveMatched) => new Records(ref, questId, ctx.config, ctx.logger, sensitiveMatched)
       );
     },
   };

@@ -60,5 +60,5 @@ export const responsesStream = questsStream(
   RESPONSES_STREAM,
   RESPONSES_SUPPORT,
   responsesCatalogStream,
-  (ref, questId, ctx, sensitiveMatched) => new QuestAnswers(ref, questId, ctx.config, ctx.logger, sensitiveMatched)
+  QuestAnswers
 );

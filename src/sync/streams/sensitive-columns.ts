@@ -14,7 +14,7 @@ import {quote} from '../../core/outside-text';
 export type Treatment = 'keep' | 'hash' | 'drop';
 
 /** The treatment of each column of one export's header, and which config entries named some column. */
-export interface SensitiveHeader {
+interface SensitiveHeader {
   treatments: Treatment[];
   /** The config entries that matched a column of this header. */
   matched: SensitiveColumn[];
@@ -81,7 +81,7 @@ export function sensitiveHeader(header: readonly string[], config: QuestbackConf
 const DONE: Record<Treatment, string> = {keep: 'kept as it is', hash: 'hashed (HMAC-SHA-256)', drop: 'dropped'};
 
 /** What happens to the header's sensitive columns, in words ("E-mail: hashed (HMAC-SHA-256); Phone: dropped"). */
-export function describeTreatments(header: readonly string[], sensitive: SensitiveHeader): string {
+function describeTreatments(header: readonly string[], sensitive: SensitiveHeader): string {
   return header
     .flatMap((text, i) =>
       sensitive.treatments[i] !== 'keep' ? [`${quote(text)}: ${DONE[sensitive.treatments[i]]}`] : []

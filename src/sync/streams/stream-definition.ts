@@ -32,7 +32,7 @@ export interface CatalogStream {
   is_resumable: boolean;
 }
 
-export type SyncMode = 'full_refresh' | 'incremental';
+type SyncMode = 'full_refresh' | 'incremental';
 
 /**
  * What a kind of stream supports, as discover lists it and the read holds a configured catalog to:

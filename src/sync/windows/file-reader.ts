@@ -16,7 +16,7 @@ import {plural} from '../../core/quantities';
 import {FingerprintKey, IdentityResume} from './resume';
 
 /** More bytes than this that are not valid in the file's encoding fail the window instead of a warning. */
-export const MAX_INVALID_SEQUENCES = 100;
+const MAX_INVALID_SEQUENCES = 100;
 
 /**
  * What this sync has read of a planned window, carried from file to file of it: when a download is
@@ -43,7 +43,7 @@ export function cutWarning(questId: string, where: string, files: WindowFiles): 
 }
 
 /** Where the rows of a window go. */
-export interface WindowSink {
+interface WindowSink {
   /** The header of the window's files, once, before any row; returns the index of the rows' identity (-1: none). */
   begin(header: string[]): number;
   rows(rows: RowBatch): Promise<void> | undefined;
@@ -51,7 +51,7 @@ export interface WindowSink {
   estimate?(rows: number): void;
 }
 
-export type ReadOutcome =
+type ReadOutcome =
   | {
       kind: 'complete';
       /** Rows emitted from this file. */
@@ -66,13 +66,13 @@ export type ReadOutcome =
   | {kind: 'cut-off'; reason: string; stalledMs: number}
   | {kind: 'gone'; httpStatus: number};
 
-export interface FileRef extends FileOrigin {
+interface FileRef extends FileOrigin {
   url: string;
   /** The window the export asked for. */
   window: TimeWindow;
 }
 
-export interface FileContext {
+interface FileContext {
   api: ExportApi;
   logger: AirbyteLogger;
   csv: CsvReadOptions;
@@ -264,7 +264,7 @@ function windowResume(ctx: FileContext, file: FileRef, keyIndex: number, header:
 }
 
 /** Where a file's first line came from, for the error that says it is not a header. */
-export interface FileOrigin {
+interface FileOrigin {
   questId: string;
   exportId: string;
   /** The window, as said in messages. */

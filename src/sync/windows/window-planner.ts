@@ -24,7 +24,7 @@ export interface PlannedWindow {
   mixed?: boolean;
 }
 
-export interface PlannerOptions {
+interface PlannerOptions {
   questId: string;
   logger: AirbyteLogger;
   sizing: SizingOptions;

@@ -4,9 +4,9 @@ import {DensityHint} from '../state/checkpoints';
 import {amount, plural} from '../../core/quantities';
 
 /** A window may grow at most this much over the one before it while exports come back sparse. */
-export const GROWTH = 8;
+const GROWTH = 8;
 /** A first sync reads a span this short (or shorter) in one export: probing it would cost more. */
-export const FIRST_PROBE_MIN_MS = 7 * DAY_MS;
+const FIRST_PROBE_MIN_MS = 7 * DAY_MS;
 /** No export is planned above this many bytes, whatever the row target says (wide quests). */
 export const BYTE_CEILING = 256 * 1024 * 1024;
 /** Exports that take longer than this share of export_timeout_minutes to generate shrink the next window. */
@@ -33,7 +33,7 @@ export interface SizingOptions {
   exportTimeoutMs: number;
 }
 
-export interface SizedWindow {
+interface SizedWindow {
   window: TimeWindow;
   /** Why this size, for the log line. */
   reason: string;
