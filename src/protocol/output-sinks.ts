@@ -78,7 +78,7 @@ const WORKER_YOUNG_MB = 4;
  * Bytes given to the worker and not yet taken by the output (a batch of rows counts the memory of
  * its bytes and cells) before a write waits: memory is this bound plus the worker's two output buffers.
  */
-const WORKER_QUEUE_BYTES = 4 * 1024 * 1024;
+export const WORKER_QUEUE_BYTES = 4 * 1024 * 1024;
 
 /**
  * A worker thread that encodes records and writes everything to the output's file descriptor

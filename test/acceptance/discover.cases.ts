@@ -111,7 +111,10 @@ describe('discover', () => {
     // Quests whose export shows a header have the response id as primary key.
     expect(streams[0].source_defined_primary_key).toEqual([['response_id']]);
     expect(streams[1].source_defined_primary_key).toEqual([['response_id']]);
-    expect(streams[3].source_defined_primary_key).toEqual([['quest_id'], ['column']]);
+    expect(streams.find((s) => s.name === COLUMNS_STREAM)?.source_defined_primary_key).toEqual([
+      ['quest_id'],
+      ['column'],
+    ]);
   });
 
   test('supported_sync_modes not empty; a cursor, source-defined, exactly when incremental is among them', () => {

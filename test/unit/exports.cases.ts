@@ -1,6 +1,7 @@
 // No export of src/ that nothing imports: an export is there for another file (of src/, the scripts,
 // the simulator, the harness or the tests), or it is not an export. src/index.ts, the package's
-// entry point, is exempt. Read from the sources' syntax (imports and re-exports of relative paths).
+// entry point, is exempt. Read from the sources' syntax (imports and re-exports of relative paths, and
+// compiled modules required by their lib/ path).
 
 import fs from 'fs';
 import path from 'path';
@@ -43,6 +44,8 @@ export function unusedExports(): string[] {
     const text = fs.readFileSync(path.join(ROOT, file), 'utf8');
     const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
     declared.set(file, source.statements.flatMap(exportedNames));
+    // A compiled module required by its path (lib/src/...js): taken as using all it exports.
+    for (const [, compiled] of text.matchAll(/lib\/(src\/[\w/.-]+)\.js/g)) use(`${compiled}.ts`, '*');
     for (const statement of source.statements) {
       if (!(ts.isImportDeclaration(statement) || ts.isExportDeclaration(statement))) continue;
       const specifier = statement.moduleSpecifier;
