@@ -158,7 +158,7 @@ function editDistance(a: string, b: string): number {
 }
 
 /** The header texts that look like an entry: one's letters hold the other's, or differ in a few. */
-export function lookAlikes(entry: string, header: readonly string[]): string[] {
+function lookAlikes(entry: string, header: readonly string[]): string[] {
   const e = looks(entry);
   if (!e) return [];
   return header.filter((text) => {
