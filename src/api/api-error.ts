@@ -80,7 +80,7 @@ function failureTypeForStatus(status: number): FailureType {
 }
 
 /** The service answered 403 or 404 for a quest: the API login may not read it, or it does not exist. */
-class QuestInaccessible extends VError.WError {
+export class QuestInaccessible extends VError.WError {
   constructor(
     readonly questId: string,
     readonly status: number,
