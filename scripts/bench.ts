@@ -16,6 +16,7 @@ import {ECONOMY_CASES, ECONOMY_SECTION} from './bench/economy';
 import {LATENCY_SECTION, REQUESTS_SECTION} from './bench/latency';
 import {LONG_LAYOUT_SECTION} from './bench/long-layout';
 import {MANY_QUESTS_SECTION} from './bench/many-quests';
+import {INVITATIONS_SECTION} from './bench/invitations';
 import {HAS_TIME, killAll} from './bench/proc';
 import {consoleTable, machine, markdown, Row} from './bench/report';
 import {THROUGHPUT_SECTION} from './bench/throughput';
@@ -29,6 +30,7 @@ const SECTIONS: readonly Section[] = [
   ATTEMPTS_SECTION,
   MANY_QUESTS_SECTION,
   LONG_LAYOUT_SECTION,
+  INVITATIONS_SECTION,
 ];
 
 const DEFAULT_ROWS = 1_000_000;
@@ -50,6 +52,8 @@ const USAGE = `Sections (each a heading of docs/benchmarks.md, in this order):
               re-using them
   many        10, 100 and 500 quests in one connection, in each stream layout
   long        answer cells per second of the long layout against the wide one on the same export
+  invitations one quest of 100,000 invitations read by the invitations stream: invitations per second,
+              list requests per 1,000 invitations, peak RSS
 
 Options:
   --quick          a smoke run of every section at a small scale (${QUICK_ROWS.toLocaleString('en-US')} throughput rows, one run each,
