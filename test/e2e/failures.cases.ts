@@ -94,6 +94,7 @@ describe('failures a user can cause or meet', () => {
     expect(statusesByStream(result.messages)).toEqual({
       [streamOf(GOOD)]: ['STARTED', 'RUNNING', 'INCOMPLETE'],
       columns: ['STARTED', 'RUNNING', 'INCOMPLETE'],
+      invitations: ['STARTED', 'RUNNING', 'INCOMPLETE'],
     });
     const errors = errorTraces(result.messages);
     expect(errors).toHaveLength(1);
