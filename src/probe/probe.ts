@@ -2,6 +2,7 @@ import {randomUUID} from 'crypto';
 import VError from 'verror';
 
 import {findQuestInaccessible} from '../api/api-error';
+import {ExportJobContext, ExportJobEnd, runExportJob} from '../api/export-job';
 import {QuestbackConfig, SEPARATORS} from '../core/config';
 import {connectorError, errorMessage, failureTypeOf} from '../core/errors';
 import {LIMITS} from '../core/limits';
@@ -86,92 +87,79 @@ export async function runProbe(
     }
   };
 
-  const create = async (window: TimeWindow): Promise<string> => {
-    log.step = 'create';
-    for (let wait: number = LIMITS.conflict.initialMs; ; wait = Math.min(LIMITS.conflict.maxMs, wait * 2)) {
-      const created = await api.createExport(questId, window, signal);
-      if (created.kind === 'created') return created.exportId;
-      if (runtime.now() + wait > deadline) {
-        throw connectorError('transient_error', `the service kept answering 409 (${created.explanation})`, {questId});
-      }
-      logger.info(
-        `Probe: the service is generating another export of quest ${questId} (409: ${created.explanation}); asking again in ${formatDuration(wait)}`
-      );
-      await runtime.sleep(wait, signal);
-    }
-  };
-
-  /** Polls until the file is ready; on any other end, says so in the run and gives undefined. */
-  const awaitFile = async (run: ExportRun, exportId: string): Promise<string | undefined> => {
-    const createdAt = runtime.now();
-    const limit = Math.min(deadline, createdAt + config.export_timeout_minutes * MINUTE_MS);
-    logger.info(
-      `Probe: waiting for export ${exportId} to be generated, polling every ${formatDuration(LIMITS.poll.initialMs)} to ${formatDuration(LIMITS.poll.maxMs)}, for at most ${formatDuration(limit - createdAt)}`
-    );
-    let delay: number = LIMITS.poll.initialMs;
-    let last = '';
-    let lastLog = createdAt;
-    for (;;) {
-      log.step = 'status';
-      const status = await api.exportStatus(questId, exportId, signal);
-      run.polls++;
-      const now = runtime.now();
-      const elapsed = now - createdAt;
-      if (status.kind === 'completed') {
-        run.generationMs = elapsed;
-        logger.info(`Probe: export ${exportId} completed after ${formatDuration(elapsed)}`);
-        return status.downloadUrl;
-      }
-      if (status.kind === 'failed' || status.kind === 'vanished') {
-        run.outcome = status.kind;
-        run.problem =
-          status.kind === 'failed'
-            ? `the export ended with status ${word(status.status)}`
-            : `its status answered HTTP ${status.httpStatus}`;
-        return undefined;
-      }
-      if (status.status !== last) {
-        logger.info(`Probe: export ${exportId} is ${word(status.status)} (${formatDuration(elapsed)})`);
-        last = status.status;
-        lastLog = now;
-      } else if (now - lastLog + delay > LIMITS.poll.logEveryMs) {
+  /** The export lifecycle every sync runs (api/export-job.ts), said in the probe's words and recorded in `run`. */
+  const lifecycle = (run: ExportRun): ExportJobContext => ({
+    api,
+    runtime,
+    timeoutMs: config.export_timeout_minutes * MINUTE_MS,
+    deadline,
+    observer: {
+      conflict: (explanation, waitMs) =>
         logger.info(
-          `Probe: export ${exportId} is still ${word(status.status)} after ${formatDuration(elapsed)}; waiting at most ${formatDuration(limit - now)} more`
+          `Probe: the service is generating another export of quest ${questId} (409: ${explanation}); asking again in ${formatDuration(waitMs)}`
+        ),
+      created: async (exportId) => {
+        run.exportId = exportId;
+        run.outcome = 'not read';
+        logger.info(`Probe: created the ${run.purpose} export ${exportId}`);
+        if (!unknownAsked) await askUnknownExport();
+        logger.info(
+          `Probe: waiting for export ${exportId} to be generated, polling every ${formatDuration(LIMITS.poll.initialMs)} to ${formatDuration(LIMITS.poll.maxMs)}, for at most ${formatDuration(Math.min(deadline - runtime.now(), config.export_timeout_minutes * MINUTE_MS))}`
         );
-        lastLog = now;
-      }
-      if (now + delay > limit) {
+        log.step = 'status';
+      },
+      polled: () => run.polls++,
+      running: ({exportId, status, elapsedMs, timeoutMs}, news) =>
+        logger.info(
+          news
+            ? `Probe: export ${exportId} is ${word(status.status)} (${formatDuration(elapsedMs)})`
+            : `Probe: export ${exportId} is still ${word(status.status)} after ${formatDuration(elapsedMs)}; waiting at most ${formatDuration(timeoutMs - elapsedMs)} more`
+        ),
+      completed: (exportId, elapsedMs) => {
+        run.generationMs = elapsedMs;
+        logger.info(`Probe: export ${exportId} completed after ${formatDuration(elapsedMs)}`);
+        log.step = 'download';
+      },
+    },
+  });
+
+  /** Where an export that gave no file stopped, in the run's words. */
+  const stopped = (run: ExportRun, end: Exclude<ExportJobEnd, {kind: 'file' | 'conflicts'}>): void => {
+    switch (end.kind) {
+      case 'failed':
+        run.outcome = 'failed';
+        run.problem = `the export ended with status ${word(end.status)}`;
+        break;
+      case 'vanished':
+        run.outcome = 'vanished';
+        run.problem = `its status answered HTTP ${end.httpStatus}`;
+        break;
+      case 'timeout':
         run.outcome = 'not ready in time';
-        run.problem = `not generated within ${formatDuration(limit - createdAt)} (the probe's budget; --minutes gives it more)`;
-        return undefined;
-      }
-      await runtime.sleep(delay, signal);
-      delay = Math.min(LIMITS.poll.maxMs, delay * LIMITS.poll.factor);
+        run.problem = `not generated within ${formatDuration(end.timeoutMs)} (the probe's budget; --minutes gives it more)`;
+        break;
+      case 'gone':
+        run.outcome = 'gone';
+        run.problem = `its download answered HTTP ${end.httpStatus}`;
+        return;
     }
+    logger.warn(`Probe: the ${run.purpose} export ${end.exportId}: ${run.problem}`);
   };
 
   const exportAndRead = async (purpose: ExportPurpose, window: TimeWindow): Promise<ExportRun> => {
     const run: ExportRun = {purpose, window, outcome: 'not created', polls: 0};
     runs.push(run);
     try {
-      const exportId = await create(window);
-      run.exportId = exportId;
-      run.outcome = 'not read';
-      logger.info(`Probe: created the ${purpose} export ${exportId}`);
-      if (!unknownAsked) await askUnknownExport();
-      const url = await awaitFile(run, exportId);
-      if (url === undefined) {
-        logger.warn(`Probe: the ${purpose} export ${exportId}: ${run.problem}`);
+      log.step = 'create';
+      const end = await runExportJob(lifecycle(run), questId, window, signal);
+      if (end.kind === 'conflicts') {
+        throw connectorError('transient_error', `the service kept answering 409 (${end.explanation})`, {questId});
+      }
+      if (end.kind !== 'file') {
+        stopped(run, end);
         return run;
       }
-      log.step = 'download';
-      const opened = await api.openDownload(questId, exportId, url, signal);
-      if (opened.kind === 'gone') {
-        run.outcome = 'gone';
-        run.problem = `its download answered HTTP ${opened.httpStatus}`;
-        return run;
-      }
-      run.file = await sampleFile(opened.download, {separator: separator.char, window, maxRows: options.maxRows});
+      run.file = await sampleFile(end.download, {separator: separator.char, window, maxRows: options.maxRows});
       run.outcome = 'read';
       const {rows, receivedBytes, stoppedEarly, readProblem} = run.file;
       logger.info(

@@ -1,118 +1,90 @@
 import {AirbyteLogger} from 'faros-airbyte-cdk/lib/logger';
+import VError from 'verror';
 
 import {ExportApi} from '../../api/client';
+import {CreateEnd, createExport, ExportEnd, ExportJobContext} from '../../api/export-job';
 import {connectorError} from '../../core/errors';
-import {LIMITS} from '../../core/limits';
 import {Runtime} from '../../core/runtime';
 import {describeWindow, formatDuration, TimeWindow} from '../../core/time';
 import {Setback} from './export-policy';
 
-/** How one export job ended: its file is ready, or a setback the policy decides about. */
-export type JobResult =
-  /** generationMs: from creation (or, for an export of an earlier attempt, from the first poll) to its file. */
-  | {kind: 'ready'; exportId: string; downloadUrl: string; generationMs: number}
-  | Extract<Setback, {kind: 'failed' | 'timeout' | 'vanished' | 'unusable'}>;
+// The sync's words for the export lifecycle (api/export-job.ts): what its log says while an export is
+// created and generated, and the error of 409s that outlast export_timeout_minutes.
 
-export interface JobContext {
+/** How one export job of a read ended: its file is ready, or a setback the policy decides about. */
+export type JobResult = ExportEnd | Extract<Setback, {kind: 'unusable'}>;
+
+/** The exports of one quest, as a read or a header sample runs them. */
+export interface SyncJob {
   api: ExportApi;
   runtime: Runtime;
   logger: AirbyteLogger;
-  /** export_timeout_minutes: the longest wait for one export to be generated. */
+  questId: string;
+  /** export_timeout_minutes: the longest wait for one export to be generated, and for 409s to end. */
   timeoutMs: number;
   /** The service takes one export of this quest at a time (it answered 409). */
   onConflict?: () => void;
 }
 
-/** An export known by its id: created by this job, or by an earlier attempt and found in the state. */
-export interface ExportHandle {
-  questId: string;
-  exportId: string;
-  window: TimeWindow;
-}
-
-/** One export job from creation to a terminal status (discover's samples; reads create and wait in two steps). */
-export async function runExportJob(
-  ctx: JobContext,
-  questId: string,
+/** The lifecycle of an export of `window`, said in the sync's log; `created` hears of the export before its first poll. */
+export function syncJobContext(
+  job: SyncJob,
   window: TimeWindow,
-  signal: AbortSignal
-): Promise<JobResult> {
-  return awaitExport(ctx, await createExport(ctx, questId, window, signal), signal);
-}
-
-/**
- * Waits for an export to reach a terminal status, polling with capped exponential backoff until its
- * file is ready, it fails, it vanishes or export_timeout_minutes pass. The wait is visible: every
- * status change, and a line at most every 30 s (LIMITS.poll.logEveryMs) while nothing changes.
- */
-export async function awaitExport(ctx: JobContext, handle: ExportHandle, signal: AbortSignal): Promise<JobResult> {
-  const {api, runtime, logger, timeoutMs} = ctx;
-  const {questId, exportId} = handle;
-  const createdAt = runtime.now();
-  let delay: number = LIMITS.poll.initialMs;
-  let last = '';
-  let lastLog = createdAt;
-  for (;;) {
-    const status = await api.exportStatus(questId, exportId, signal);
-    const elapsed = runtime.now() - createdAt;
-    if (status.kind === 'completed') {
-      logger.info(`Quest ${questId}: export ${exportId} completed after ${formatDuration(elapsed)}`);
-      return {kind: 'ready', exportId, downloadUrl: status.downloadUrl, generationMs: elapsed};
-    }
-    if (status.kind === 'failed') return {kind: 'failed', exportId, status: status.status};
-    if (status.kind === 'vanished') return {kind: 'vanished', exportId, httpStatus: status.httpStatus};
-    if (status.status !== last) {
-      if (status.known)
-        logger.info(`Quest ${questId}: export ${exportId} is ${status.status} (${formatDuration(elapsed)})`);
-      else {
-        logger.warn(
-          `Quest ${questId}: export ${exportId} has status ${status.status}, which the API does not document; it is treated as still being generated (for at most export_timeout_minutes).`
+  created?: (exportId: string) => Promise<void>
+): ExportJobContext {
+  const {questId, logger} = job;
+  return {
+    api: job.api,
+    runtime: job.runtime,
+    timeoutMs: job.timeoutMs,
+    observer: {
+      conflict: (explanation, waitMs) => {
+        job.onConflict?.();
+        logger.info(
+          `Quest ${questId}: the service is generating another export of this quest (409: ${explanation}); asking again in ${formatDuration(waitMs)}`
         );
-      }
-      last = status.status;
-      lastLog = runtime.now();
-    } else if (runtime.now() - lastLog + delay > LIMITS.poll.logEveryMs) {
-      logger.info(
-        `Quest ${questId}: export ${exportId} is still ${status.status} after ${formatDuration(elapsed)}; waiting up to ${formatDuration(timeoutMs)} in all`
-      );
-      lastLog = runtime.now();
-    }
-    if (elapsed + delay > timeoutMs)
-      return {kind: 'timeout', exportId, status: status.status, waitedMs: elapsed, timeoutMs};
-    await runtime.sleep(delay, signal);
-    delay = Math.min(LIMITS.poll.maxMs, delay * LIMITS.poll.factor);
-  }
+      },
+      created: async (exportId) => {
+        logger.info(`Quest ${questId}: created export ${exportId} for window ${describeWindow(window)}`);
+        await created?.(exportId);
+      },
+      running: ({exportId, status, elapsedMs, timeoutMs}, news) => {
+        if (!news) {
+          logger.info(
+            `Quest ${questId}: export ${exportId} is still ${status.status} after ${formatDuration(elapsedMs)}; waiting up to ${formatDuration(timeoutMs)} in all`
+          );
+        } else if (status.known) {
+          logger.info(`Quest ${questId}: export ${exportId} is ${status.status} (${formatDuration(elapsedMs)})`);
+        } else {
+          logger.warn(
+            `Quest ${questId}: export ${exportId} has status ${status.status}, which the API does not document; it is treated as still being generated (for at most export_timeout_minutes).`
+          );
+        }
+      },
+      completed: (exportId, elapsedMs) =>
+        logger.info(`Quest ${questId}: export ${exportId} completed after ${formatDuration(elapsedMs)}`),
+    },
+  };
 }
 
-/** Creates the export; a 409 (another export of the quest is being generated) is waited out, within the timeout. */
-export async function createExport(
-  ctx: JobContext,
-  questId: string,
+/** The service kept answering 409 for export_timeout_minutes: the sync fails the quest, and the next sync tries again. */
+export function conflictsError(job: SyncJob, window: TimeWindow, end: Extract<CreateEnd, {kind: 'conflicts'}>): VError {
+  const {questId, timeoutMs} = job;
+  return connectorError(
+    'transient_error',
+    `Quest ${questId}: the service kept answering 409 (${end.explanation}) for ${formatDuration(end.waitedMs)} when asked for an export of window ${describeWindow(window)}; export_timeout_minutes is ${timeoutMs / 60_000}. Another client may be exporting this quest; the next sync tries again.`,
+    {questId, window: describeWindow(window), status: 409}
+  );
+}
+
+/** Creates the export of `window` (its 409s waited out); `created` hears of it before the caller polls. */
+export async function createFor(
+  job: SyncJob,
   window: TimeWindow,
-  signal: AbortSignal
-): Promise<ExportHandle> {
-  const {api, runtime, logger, timeoutMs} = ctx;
-  const startedAt = runtime.now();
-  let wait: number = LIMITS.conflict.initialMs;
-  for (;;) {
-    const created = await api.createExport(questId, window, signal);
-    if (created.kind === 'created') {
-      logger.info(`Quest ${questId}: created export ${created.exportId} for window ${describeWindow(window)}`);
-      return {questId, exportId: created.exportId, window};
-    }
-    ctx.onConflict?.();
-    const waited = runtime.now() - startedAt;
-    if (waited + wait > timeoutMs) {
-      throw connectorError(
-        'transient_error',
-        `Quest ${questId}: the service kept answering 409 (${created.explanation}) for ${formatDuration(waited)} when asked for an export of window ${describeWindow(window)}; export_timeout_minutes is ${timeoutMs / 60_000}. Another client may be exporting this quest; the next sync tries again.`,
-        {questId, window: describeWindow(window), status: 409}
-      );
-    }
-    logger.info(
-      `Quest ${questId}: the service is generating another export of this quest (409: ${created.explanation}); asking again in ${formatDuration(wait)}`
-    );
-    await runtime.sleep(wait, signal);
-    wait = Math.min(LIMITS.conflict.maxMs, wait * 2);
-  }
+  signal: AbortSignal,
+  created?: (exportId: string) => Promise<void>
+): Promise<string> {
+  const end = await createExport(syncJobContext(job, window, created), job.questId, window, signal);
+  if (end.kind === 'conflicts') throw conflictsError(job, window, end);
+  return end.exportId;
 }

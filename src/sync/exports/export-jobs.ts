@@ -5,7 +5,8 @@ import {ExportApi} from '../../api/client';
 import {Runtime} from '../../core/runtime';
 import {describeWindow, TimeWindow} from '../../core/time';
 import {RecordedExport} from '../state/checkpoints';
-import {awaitExport, createExport, JobContext, JobResult} from './export-job';
+import {awaitExport} from '../../api/export-job';
+import {createFor, JobResult, SyncJob, syncJobContext} from './export-job';
 import {pieceRecord, PieceRecord, unusable} from './export-policy';
 import {ExportSlots, Priority, Slot, SlotRequest} from './export-slots';
 
@@ -76,10 +77,11 @@ export class ExportJobs {
     // Each piece's work (slot, poll, download) listens on the quest's signal, and the file being read one more.
     setMaxListeners(Math.max(10, this.pieces.size + 1), this.abort.signal);
     const signal = this.abort.signal;
-    const job: JobContext = {
+    const job: SyncJob = {
       api: ctx.api,
       runtime: ctx.runtime,
       logger: ctx.logger,
+      questId: ctx.questId,
       timeoutMs: ctx.timeoutMs,
       onConflict: () => ctx.conflict(),
     };
@@ -89,16 +91,18 @@ export class ExportJobs {
         piece.slot = await piece.request.slot;
         piece.request = undefined;
       }
+      const lifecycle = syncJobContext(job, piece.window);
       if (piece.reuse && piece.exportId === undefined) {
         const exportId = (piece.exportId = piece.reuse.exportId);
-        return awaitExport(job, {questId: ctx.questId, exportId, window: piece.window}, signal).catch((err: unknown) =>
+        return awaitExport(lifecycle, ctx.questId, exportId, signal).catch((err: unknown) =>
           unusable(err, exportId, signal)
         );
       }
-      const handle = await createExport(job, ctx.questId, piece.window, signal);
-      piece.exportId = handle.exportId;
-      await ctx.created(piece, handle.exportId);
-      return awaitExport(job, handle, signal);
+      const exportId = await createFor(job, piece.window, signal, async (id) => {
+        piece.exportId = id;
+        await ctx.created(piece, id);
+      });
+      return awaitExport(lifecycle, ctx.questId, exportId, signal);
     })();
     // Awaited when the piece is read; until then a failure must not count as unhandled.
     piece.job.catch(() => undefined);

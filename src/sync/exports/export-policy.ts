@@ -1,3 +1,4 @@
+import {ExportEnd} from '../../api/export-job';
 import {Cancelled, errorMessage, isAuthFailure} from '../../core/errors';
 import {LIMITS} from '../../core/limits';
 import {formatDuration, splittable, splitWindow, TimeWindow} from '../../core/time';
@@ -6,12 +7,8 @@ import {exportSeal} from '../state/stream-state';
 
 /** Something that stopped an export of a window from ending in a whole file. */
 export type Setback =
-  /** The service ended the export in ERROR (or another failure status). */
-  | {kind: 'failed'; exportId: string; status: string}
-  /** The export was still not generated after export_timeout_minutes. */
-  | {kind: 'timeout'; exportId: string; status: string; waitedMs: number; timeoutMs: number}
-  /** The service no longer knew the export while it was generated (404 or 410 on its status). */
-  | {kind: 'vanished'; exportId: string; httpStatus: number}
+  /** The export failed on the service, was not generated in time, or vanished (api/export-job.ts). */
+  | Exclude<ExportEnd, {kind: 'ready'}>
   /** The file was gone when downloaded (404 or 410). */
   | {kind: 'gone'; exportId: string; httpStatus: number}
   /** The download did not arrive whole. */

@@ -2,6 +2,7 @@ import {AirbyteLogger} from 'faros-airbyte-cdk/lib/logger';
 
 import {findQuestInaccessible} from '../../api/api-error';
 import {ExportApi} from '../../api/client';
+import {runExportJob} from '../../api/export-job';
 import {DownloadCutOff} from '../../api/download';
 import {QuestbackConfig, SEPARATORS} from '../../core/config';
 import {connectorError, errorMessage, failureTypeOf} from '../../core/errors';
@@ -10,7 +11,7 @@ import {Runtime} from '../../core/runtime';
 import {DAY_MS, describeWindow, formatDuration, sinceForStartDate, TimeWindow} from '../../core/time';
 import {readCsv} from '../../csv/reader';
 import {rowStrings} from '../../csv/rows';
-import {awaitExport, createExport, JobContext} from '../exports/export-job';
+import {conflictsError, SyncJob, syncJobContext} from '../exports/export-job';
 import {assertHeader} from '../windows/file-reader';
 import {describeSetback} from '../exports/export-policy';
 import {plural} from '../../core/quantities';
@@ -89,36 +90,36 @@ export async function probeHeader(ctx: ProbeContext, questId: string): Promise<S
 }
 
 /**
- * The header and the first rows of one export of the window, through the export job (create, then
- * await) every read uses; what goes wrong is described by the export policy and tried again.
+ * The header and the first rows of one export of the window, through the export lifecycle every read
+ * uses (api/export-job.ts); what goes wrong is described by the export policy and tried again.
  */
 async function sampleExport(ctx: ProbeContext, questId: string, window: TimeWindow): Promise<Sample> {
   const {api, runtime, logger, config} = ctx;
   const signal = ctx.signal ?? new AbortController().signal;
-  const job: JobContext = {api, runtime, logger, timeoutMs: config.export_timeout_minutes * 60_000};
+  const job: SyncJob = {api, runtime, logger, questId, timeoutMs: config.export_timeout_minutes * 60_000};
   let last = '';
   for (let attempt = 1; attempt <= LIMITS.sampleAttempts; attempt++) {
-    const result = await awaitExport(job, await createExport(job, questId, window, signal), signal);
-    if (result.kind !== 'ready') {
-      last = describeSetback(result);
-      logger.warn(`Quest ${questId}: sample ${last}; trying again (${attempt} of ${LIMITS.sampleAttempts}).`);
+    const end = await runExportJob(syncJobContext(job, window), questId, window, signal);
+    if (end.kind === 'conflicts') throw conflictsError(job, window, end);
+    if (end.kind === 'gone') {
+      last = describeSetback(end);
       continue;
     }
-    const opened = await api.openDownload(questId, result.exportId, result.downloadUrl, signal);
-    if (opened.kind === 'gone') {
-      last = describeSetback({kind: 'gone', exportId: result.exportId, httpStatus: opened.httpStatus});
+    if (end.kind !== 'file') {
+      last = describeSetback(end);
+      logger.warn(`Quest ${questId}: sample ${last}; trying again (${attempt} of ${LIMITS.sampleAttempts}).`);
       continue;
     }
     const sample: Sample = {rows: []};
     try {
       await readCsv(
-        opened.download.chunks(),
+        end.download.chunks(),
         {separator: SEPARATORS[config.field_separator], acceptStrayQuotes: true},
         {
           header: (cells) => {
             assertHeader(cells, {
               questId,
-              exportId: result.exportId,
+              exportId: end.exportId,
               where: `window ${describeWindow(window)}, sampled for its columns`,
             });
             sample.header = cells;
@@ -133,12 +134,12 @@ async function sampleExport(ctx: ProbeContext, questId: string, window: TimeWind
     } catch (err) {
       // What comes after the header does not matter here; a download cut before it is tried again.
       if (!sample.header && err instanceof DownloadCutOff) {
-        last = describeSetback({kind: 'cut-off', exportId: result.exportId, reason: err.message});
+        last = describeSetback({kind: 'cut-off', exportId: end.exportId, reason: err.message});
         continue;
       }
       if (!sample.header) throw err;
     } finally {
-      opened.download.close();
+      end.download.close();
     }
     return sample;
   }
