@@ -9,6 +9,9 @@ import {Runtime} from '../core/runtime';
 import {formatDuration} from '../core/time';
 import {looksLikeHtml} from './problem-details';
 
+/** How soon a time rule that came due while the download was at work looks again (real time). */
+const AT_WORK_RECHECK_MS = 10;
+
 /** How the end of a body is known: by its length, by chunked framing, or only by the server closing. */
 export type Framing = 'length' | 'chunked' | 'close';
 
@@ -76,7 +79,7 @@ export const downloadTransport = {
 };
 
 /** The clock a download's time rules (the idle timeout, the progress floor) run on: the command's runtime. */
-export type DownloadClock = Pick<Runtime, 'now' | 'sleep'>;
+export type DownloadClock = Pick<Runtime, 'now' | 'sleep' | 'hold'>;
 
 export interface DownloadInfo {
   questId: string;
@@ -156,13 +159,46 @@ export class Download implements ExportFile {
       minBytes: LIMITS.downloadProgress.minBytes,
     };
     this.startedAt = clock.now();
+    const decoder = this.contentEncoding ? this.decoder(this.contentEncoding) : undefined;
+    const decoding = (): boolean =>
+      decoder !== undefined && (decoder.writableLength > 0 || (decoder.writableEnded && !decoder.writableFinished));
+    // While the decoder works on bytes that came, the clock is held (a virtual one must not jump over it).
+    let release: (() => void) | undefined;
+    const holdWhileDecoding = (): void => {
+      if (release || !decoder || !clock.hold) return;
+      release = clock.hold();
+      const check = (): void => {
+        if (release && !decoder.destroyed && decoding()) setTimeout(check, AT_WORK_RECHECK_MS).unref();
+        else {
+          release?.();
+          release = undefined;
+        }
+      };
+      setTimeout(check, AT_WORK_RECHECK_MS).unref();
+    };
     this.body.on('data', (chunk: Buffer) => {
       this.receivedBytes += chunk.length;
       this.lastByteAt = clock.now();
+      holdWhileDecoding();
     });
-    const source: Readable = this.contentEncoding
-      ? pipeline(this.body, this.decoder(this.contentEncoding), () => undefined)
-      : this.body;
+    const source: Readable = decoder ? pipeline(this.body, decoder, () => undefined) : this.body;
+    /**
+     * Bytes came since `bytesAtWait`, or wait to be decoded (on another thread) or taken: the download is
+     * at work, whatever the clock says (a test's virtual clock may jump while a thread decompresses).
+     */
+    const atWork = (bytesAtWait: number): boolean =>
+      this.receivedBytes !== bytesAtWait || source.readableLength > 0 || decoding();
+    const ignore = (): void => undefined;
+    /** Applies `rule` after `ms` on the clock unless the wait ends first; while the download is at work, a little later. */
+    const after = (ms: number, signal: AbortSignal, rule: () => void): void => {
+      const bytesAtWait = this.receivedBytes;
+      const apply = (): void => {
+        if (signal.aborted) return;
+        if (atWork(bytesAtWait)) setTimeout(apply, AT_WORK_RECHECK_MS).unref();
+        else rule();
+      };
+      clock.sleep(ms, signal).then(apply, ignore);
+    };
     const iterator = (source as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
     const stop = (reason: string) => (): void => {
       this.body.destroy(this.cutOff(reason));
@@ -179,12 +215,11 @@ export class Download implements ExportFile {
         const waitFrom = clock.now();
         // Both rules wait on the command's clock (a test's virtual one too); the next bytes end both waits.
         const waiting = new AbortController();
-        const ignore = (): void => undefined;
-        clock.sleep(idleTimeoutMs, waiting.signal).then(stalled, ignore);
-        clock.sleep(floor.spanMs - spanWaitedMs, waiting.signal).then(() => {
+        after(idleTimeoutMs, waiting.signal, stalled);
+        after(floor.spanMs - spanWaitedMs, waiting.signal, () => {
           spanWaitedMs += clock.now() - waitFrom;
           stop(trickle())();
-        }, ignore);
+        });
         let next: IteratorResult<Buffer>;
         try {
           next = await iterator.next();
@@ -210,6 +245,7 @@ export class Download implements ExportFile {
       const reason = cutReason(err);
       throw reason ? this.cutOff(reason) : err;
     } finally {
+      release?.();
       this.close();
     }
     if (this.contentLength !== undefined && this.receivedBytes < this.contentLength) {

@@ -4,6 +4,11 @@ export interface Runtime {
   /** Waits ms; rejects with the signal's reason as soon as the signal aborts. */
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
   random(): number;
+  /**
+   * Work under way off the event loop (a decompression on another thread) that a virtual clock must
+   * not jump over; given back by calling the function returned. The system clock needs none.
+   */
+  hold?(): () => void;
 }
 
 /** Sleeps on a timer that does not keep the process alive and ends early when the signal aborts. */
