@@ -1,6 +1,8 @@
 import fs from 'fs';
 
 import {connectorError, fileProblem} from '../core/errors';
+import {LIMITS} from '../core/limits';
+import {formatBytes} from '../core/quantities';
 
 /** Where a JSON text first breaks the grammar, and what was wrong there, in words that quote nothing of it. */
 interface JsonSyntaxProblem {
@@ -146,16 +148,55 @@ function lineAndColumn(text: string, offset: number): {line: number; column: num
   return {line, column: offset - lineStart + 1};
 }
 
+class TooLarge extends Error {}
+
+const CHUNK_BYTES = 1024 * 1024;
+
+/**
+ * A file's text, if it holds at most `maxBytes`: a regular file is judged by its size before it is
+ * read; anything else (a pipe, a device such as /dev/zero) is read in chunks until it ends or passes
+ * the bound. readFileSync would read it whole, however large, and /dev/zero never ends.
+ */
+function readBounded(file: string, maxBytes: number): string {
+  const fd = fs.openSync(file, 'r');
+  try {
+    const stat = fs.fstatSync(fd);
+    if (stat.isFile()) {
+      if (stat.size > maxBytes) throw new TooLarge();
+      return fs.readFileSync(fd, 'utf8');
+    }
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      const chunk = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, maxBytes + 1 - total));
+      const n = fs.readSync(fd, chunk, 0, chunk.length, null);
+      if (n === 0) break;
+      chunks.push(n === chunk.length ? chunk : chunk.subarray(0, n));
+      total += n;
+      if (total > maxBytes) throw new TooLarge();
+    }
+    return Buffer.concat(chunks, total).toString('utf8');
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 /**
  * A JSON file given on the command line (config, catalog, state). Errors are config_errors that name
  * the file, and for a syntax error the line and column, never its content: a config file holds the
  * client secret, and a parser's excerpt of the text around the mistake would show it.
  */
-export function readJsonFile(file: string, what: string): unknown {
+export function readJsonFile(file: string, what: string, maxBytes = LIMITS.input.fileMaxBytes): unknown {
   let text: string;
   try {
-    text = fs.readFileSync(file, 'utf8');
+    text = readBounded(file, maxBytes);
   } catch (err) {
+    if (err instanceof TooLarge) {
+      throw connectorError(
+        'config_error',
+        `The ${what} file ${file} is larger than ${formatBytes(maxBytes)}, the most the connector reads of a ${what} file; no real one comes near. Check that --${what} names the ${what} file itself, not a device or an endless stream${what === 'state' ? "; if it is the connection's state, reset the connection's state in Airbyte" : ''}.`
+      );
+    }
     throw connectorError('config_error', `Cannot read the ${what} file ${file}: ${fileProblem(err)}.`);
   }
   // Editors on Windows may save a byte-order mark, which JSON.parse refuses and a person cannot see.
