@@ -1,13 +1,14 @@
-import {AxiosInstance} from 'axios';
+import {AxiosInstance, AxiosResponse} from 'axios';
+import {randomUUID} from 'crypto';
 import {IncomingMessage} from 'http';
 
 import {QuestbackConfig} from '../core/config';
 import {EXPORT_SETTING_OPTIONS, ExportSettingsFromSpec} from '../core/spec';
 import {isLoopbackHost} from '../core/config-rules';
-import {connectorError} from '../core/errors';
+import {connectorError, errorMessage} from '../core/errors';
 import {LIMITS} from '../core/limits';
 import {formatUtcTimestamp, TimeWindow} from '../core/time';
-import {futureFilter, redactUrl, RequestContext} from './api-error';
+import {findQuestInaccessible, futureFilter, redactUrl, RequestContext} from './api-error';
 import {Download, DownloadClock, downloadTransport, ExportFile} from './download';
 import {classifyStatus, ExportStatus} from './export-status';
 import {bodyExcerpt, describeProblem, looksLikeHtml, parseProblemDetails} from './problem-details';
@@ -42,6 +43,12 @@ export interface ExportApi {
  * goes through `send` (request.ts), which attaches the context and turns failures into errors a
  * person can act on. Outcomes the caller acts on (a conflict, a vanished export, a gone file) come back typed.
  */
+/** What a quest's access check found the login may not read, though the quest's exports are readable. */
+export interface AccessNote {
+  /** Why the invitations list was refused (the service's answer). */
+  invitationsDenied: string;
+}
+
 /** A quest's list-style resources (`/v1/quests/<id>/<resource>`), a page at a time, as paged-list.ts reads lists. */
 export interface ListApi {
   questList<T>(questId: string, resource: string, options: ListOptions<T>, signal?: AbortSignal): AsyncGenerator<T[]>;
@@ -201,11 +208,27 @@ export class QuestbackApi implements ExportApi, ListApi {
     );
   }
 
-  /** The cheapest read of a quest: proves the token works and the quest is readable; needs a well-formed answer. */
-  async checkAccess(questId: string, signal?: AbortSignal): Promise<void> {
+  /**
+   * The cheapest read of a quest: proves the token works and the quest is readable; needs a well-formed
+   * answer. A 403 there may refuse the invitations only (their own permission): the status of an export
+   * that does not exist then tells whether the quest's exports are readable (404) or not (403 again).
+   * Resolves to what the login may not read, if the quest is readable otherwise.
+   */
+  async checkAccess(questId: string, signal?: AbortSignal): Promise<AccessNote | void> {
     const context: RequestContext = {operation: 'Checking access', questId, setting: 'api_url', baseUrl: this.apiUrl};
     const call = {url: `${this.questPath(questId)}/invitations`, context: {...context, questId}, signal};
-    const response = await requestPage(this.http, call, {skip: 0, take: 0});
+    let response: AxiosResponse;
+    try {
+      response = await requestPage(this.http, call, {skip: 0, take: 0});
+    } catch (err) {
+      if (findQuestInaccessible(err)?.status !== 403) throw err;
+      try {
+        await this.exportStatus(questId, randomUUID(), signal);
+      } catch (exports) {
+        throw findQuestInaccessible(exports) ? err : exports;
+      }
+      return {invitationsDenied: errorMessage(err)};
+    }
     if (response.status !== 200) {
       throw connectorError(
         'config_error',

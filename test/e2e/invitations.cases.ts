@@ -269,6 +269,14 @@ describe('the invitations stream', () => {
           .join('\n');
         expect(message).toContain(INVITATIONS_PERMISSION);
         expect(message).toMatch(/permission to read invitations/);
+        // check passes (the responses are readable), warning that the invitations stream will fail.
+        const check = await world.run(['check', '--config', world.config()]);
+        expect(check.code).toBe(0);
+        const status = check.messages.find((m) => m.type === 'CONNECTION_STATUS') as unknown as {
+          connectionStatus: {status: string};
+        };
+        expect(status.connectionStatus.status).toBe('SUCCEEDED');
+        expect(warnings(check.messages).filter((w) => w.includes(INVITATIONS_PERMISSION))).toHaveLength(1);
         // skip_inaccessible_quests: the quests' invitations are skipped with a warning, the read succeeds.
         const skipping = await sync(world, {skip_inaccessible_quests: true}, true);
         expect(errorTraces(skipping.messages)).toEqual([]);
@@ -377,3 +385,17 @@ function truthRates(world: World): {quest: Rate[]; channel: Rate[]} {
   }
   return {quest, channel};
 }
+
+test.concurrent('check: a quest the login may not read at all still fails, after the invitations refusal', () =>
+  withWorld(
+    {...quests([5]), quests: [{id: Q1, rows: 3, forbidden: true}], invitationList: {denied: true}},
+    async (world) => {
+      const check = await world.run(['check', '--config', world.config()]);
+      const status = check.messages.find((m) => m.type === 'CONNECTION_STATUS') as unknown as {
+        connectionStatus: {status: string; message: string};
+      };
+      expect(status.connectionStatus.status).toBe('FAILED');
+      expect(status.connectionStatus.message).toMatch(/HTTP 403/);
+    }
+  )
+);

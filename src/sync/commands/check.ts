@@ -2,6 +2,7 @@ import {setMaxListeners} from 'events';
 import {AirbyteLogger} from 'faros-airbyte-cdk/lib/logger';
 import VError from 'verror';
 import {findQuestInaccessible, supportIds} from '../../api/api-error';
+import {AccessNote} from '../../api/client';
 import {mapLimited} from '../../core/concurrency';
 import {QuestbackConfig} from '../../core/config';
 import {Cancelled, errorMessage, isAuthFailure} from '../../core/errors';
@@ -14,7 +15,7 @@ export type CheckResult = {ok: true} | {ok: false; message: string};
 
 /** What check needs of the API client (a Connection's api has it). */
 export interface AccessChecker {
-  checkAccess(questId: string, signal?: AbortSignal): Promise<void>;
+  checkAccess(questId: string, signal?: AbortSignal): Promise<AccessNote | void>;
 }
 
 /** Quest ids a grouped failure names in the message; the log line names all of them. */
@@ -99,12 +100,15 @@ export async function checkConnection(
     () => undefined
   );
   const failures = new Map<string, Error>();
+  /** Quests whose exports are readable but whose invitations the login may not read. */
+  const invitationsDenied = new Map<string, string>();
   let checked = 0;
   try {
     await mapLimited(config.quest_ids, LIMITS.check.concurrency, async (questId) => {
       if (deadline.signal.aborted) return;
       try {
-        await connection.api.checkAccess(questId, deadline.signal);
+        const note = await connection.api.checkAccess(questId, deadline.signal);
+        if (note) invitationsDenied.set(questId, note.invitationsDenied);
         checked++;
       } catch (err) {
         const error = err instanceof Error ? err : new Error(String(err));
@@ -126,6 +130,12 @@ export async function checkConnection(
       ok: false,
       message: `The check did not finish within ${formatDuration(LIMITS.check.deadlineMs)} (${checked} of ${config.quest_ids.length} quest(s) checked): the service at api_url (${config.api_url}) or auth_url (${config.auth_url}) is too slow to answer. Check both addresses, and try again.`,
     };
+  }
+  if (invitationsDenied.size) {
+    const [first] = invitationsDenied.values();
+    logger.warn(
+      `The API login may not read the invitations of ${plural(invitationsDenied.size, 'quest')} (${[...invitationsDenied.keys()].slice(0, IDS_IN_MESSAGE).join(', ')}), though their responses are readable: the invitations stream will fail for them. Ask your Questback account owner to give the API login permission to read invitations, or deselect the invitations stream. The service answered: ${first}`
+    );
   }
   if (errors.length === 0) {
     logger.info(`Connection check passed: credentials accepted and ${config.quest_ids.length} quest(s) readable`);
