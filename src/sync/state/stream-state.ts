@@ -172,6 +172,15 @@ export function cursorOf(streamState: unknown, label: string): number | undefine
   return ms;
 }
 
+/**
+ * What a stream says when its state's cursor lies after the sync's own time (`now`): a state edited
+ * by hand, or this machine's clock gone back. Kept, it would hide every response created before it
+ * for good; the stream says so and, `instead`, what it does (in every sync that meets one).
+ */
+export function futureCursorWarning(label: string, cursor: number, now: number, instead: string): string {
+  return `${label}: the state's cursor ${formatUtcTimestamp(cursor)} lies after this sync's time ${formatUtcTimestamp(now)}; kept, it would hide every response created before it. ${instead} If the state was edited, reset the connection's state in Airbyte to read everything from start_date again; if this machine's clock is behind, correct it.`;
+}
+
 /** The density a stream's state remembers, if it holds a sane one (anything else is ignored, not an error). */
 export function densityOf(streamState: unknown): DensityHint | undefined {
   const density = (streamState as {density?: {rows_per_day?: unknown; bytes_per_row?: unknown}} | undefined)?.density;

@@ -10,7 +10,7 @@ import {Priority} from '../exports/export-slots';
 import {objectSchema, stringProperty, questionParts, recordColumns} from './record-columns';
 import {answerKeys} from './quests-stream';
 import {sensitiveHeader} from './sensitive-columns';
-import {cursorOf} from '../state/stream-state';
+import {cursorOf, futureCursorWarning} from '../state/stream-state';
 import {
   catalogStream,
   incrementalSupport,
@@ -142,7 +142,7 @@ function columnRecords(
 
 /**
  * The `columns` stream: one record per configured quest and export column, in every sync (its
- * cursor is the sync's time; a state in the future reads nothing). A quest whose records this
+ * cursor is the sync's time; one after it is moved back, and nothing listed in that sync). A quest whose records this
  * read also exports gives every header its read meets (no export of its own; a question added
  * while the sync ran is listed too); any other quest's header comes from a small sample export, as
  * discover takes it. A quest whose export has no header (no
@@ -167,9 +167,16 @@ export const columnsStream: StreamDefinition = {
       readsResponses: false,
       read: async (env: ReadEnv, skipped) => {
         const now = runtime.now();
-        if (cursor !== undefined && cursor >= now) {
-          logger.info(`Stream ${ref.name}: the state's cursor lies in the future; nothing to read.`);
-          await out.state(ref, state as object, 0);
+        if (cursor !== undefined && cursor > now) {
+          logger.warn(
+            futureCursorWarning(
+              `Stream ${ref.name}`,
+              cursor,
+              now,
+              'This sync lists no columns and moves the cursor back to its own time; the next sync lists them.'
+            )
+          );
+          await out.state(ref, {cursor: formatUtcTimestamp(now), cursor_field: [COLUMNS_CURSOR], columns: seen}, 0);
           return 0;
         }
         const seenAt = formatUtcTimestamp(now);

@@ -8,6 +8,7 @@ import {
   cursorOf,
   densityOf,
   emittedOf,
+  futureCursorWarning,
   recordedExportsOf,
   saltCheckOf,
   sensitiveMatchedOf,
@@ -34,7 +35,21 @@ export function questStart(
   const {config, logger} = ctx;
   const startSince = sinceForStartDate(Date.parse(config.start_date));
   const stateCursor = incremental ? cursorOf(state, label) : undefined;
-  let cursor = stateCursor ?? startSince;
+  // A cursor after this sync's time is moved back to the sync's end: this sync reads nothing, the
+  // next one reads what was created since, and what the state recorded past it is not used.
+  const now = ctx.runtime.now();
+  const future = stateCursor !== undefined && stateCursor > now;
+  if (future) {
+    logger.warn(
+      futureCursorWarning(
+        label,
+        stateCursor,
+        now,
+        `This sync reads nothing of it and moves the cursor back to ${formatUtcTimestamp(ctx.syncEnd)}, from where the next sync reads.`
+      )
+    );
+  }
+  let cursor = future ? ctx.syncEnd : (stateCursor ?? startSince);
   if (stateCursor !== undefined && stateCursor < startSince) {
     logger.info(
       `${label}: the state's cursor ${formatUtcTimestamp(stateCursor)} lies before start_date; reading from start_date ${config.start_date}.`
@@ -42,17 +57,17 @@ export function questStart(
     cursor = startSince;
   }
   let from = cursor;
-  if (stateCursor !== undefined && config.lookback_days > 0) {
+  if (stateCursor !== undefined && !future && config.lookback_days > 0) {
     from = Math.max(startSince, cursor - config.lookback_days * DAY_MS);
     logger.info(
       `${label}: re-reading the ${config.lookback_days} day(s) before the cursor for late answers (lookback_days).`
     );
   }
   const density = incremental ? densityOf(state) : undefined;
-  const emitted = incremental ? emittedOf(state, label) : undefined;
+  const emitted = incremental && !future ? emittedOf(state, label) : undefined;
   // An export holds a slot from its creation until it is read or dropped: a state this connector
   // wrote lists at most max_concurrent_exports of a quest. More (a state edited by hand) are not used.
-  const recorded = incremental ? recordedExportsOf(state) : [];
+  const recorded = incremental && !future ? recordedExportsOf(state) : [];
   const most = config.max_concurrent_exports;
   if (recorded.length > most) {
     logger.warn(
