@@ -84,26 +84,33 @@ describe('failures a user can cause or meet', () => {
     expect(states(result.messages).every((s) => s.state.stream.stream_descriptor.name === streamOf(GOOD))).toBe(true);
   });
 
-  test('a read whose token is refused fails every stream, the columns stream too: INCOMPLETE, one auth error, no STATE', async () => {
-    const discover = await world.run(['discover', '--config', world.config({quest_ids: [GOOD]})]);
-    const catalog = world.file(configuredCatalog(discover.messages, 'incremental'));
-    const config = world.config({quest_ids: [GOOD], client_secret: 'wrong-secret-value-123'});
-    const result = await world.run(['read', '--config', config, '--catalog', catalog]);
-    expect(result.invalid).toEqual([]);
-    expect(result.code).toBe(1);
-    expect(statusesByStream(result.messages)).toEqual({
-      [streamOf(GOOD)]: ['STARTED', 'RUNNING', 'INCOMPLETE'],
-      columns: ['STARTED', 'RUNNING', 'INCOMPLETE'],
-      invitations: ['STARTED', 'RUNNING', 'INCOMPLETE'],
-    });
-    const errors = errorTraces(result.messages);
-    expect(errors).toHaveLength(1);
-    expect(errors[0].trace.error?.failure_type).toBe('config_error');
-    expect(errors[0].trace.error?.message).toMatch(/rejected the API login.*HTTP 401/);
-    expect({records: records(result.messages).length, states: states(result.messages).length}).toEqual({
-      records: 0,
-      states: 0,
-    });
-    expect(result.stdout).not.toMatch(/columns: complete/);
-  });
+  test.each(['per_quest', 'combined'])(
+    'a read whose token is refused fails every stream, the columns stream too (%s): INCOMPLETE, one auth error, no STATE',
+    async (layout) => {
+      const discover = await world.run([
+        'discover',
+        '--config',
+        world.config({quest_ids: [GOOD], stream_layout: layout}),
+      ]);
+      const catalog = world.file(configuredCatalog(discover.messages, 'incremental'));
+      const config = world.config({quest_ids: [GOOD], stream_layout: layout, client_secret: 'wrong-secret-value-123'});
+      const result = await world.run(['read', '--config', config, '--catalog', catalog]);
+      expect(result.invalid).toEqual([]);
+      expect(result.code).toBe(1);
+      expect(statusesByStream(result.messages)).toEqual({
+        [layout === 'combined' ? 'responses' : streamOf(GOOD)]: ['STARTED', 'RUNNING', 'INCOMPLETE'],
+        columns: ['STARTED', 'RUNNING', 'INCOMPLETE'],
+        invitations: ['STARTED', 'RUNNING', 'INCOMPLETE'],
+      });
+      const errors = errorTraces(result.messages);
+      expect(errors).toHaveLength(1);
+      expect(errors[0].trace.error?.failure_type).toBe('config_error');
+      expect(errors[0].trace.error?.message).toMatch(/rejected the API login.*HTTP 401/);
+      expect({records: records(result.messages).length, states: states(result.messages).length}).toEqual({
+        records: 0,
+        states: 0,
+      });
+      expect(result.stdout).not.toMatch(/columns: complete/);
+    }
+  );
 });
