@@ -11,7 +11,7 @@ import {checkRun, connectorConfig, DAY_MS, discoverCatalog, writeJson} from './s
 import type {BenchContext, Section} from './types';
 
 const TITLE = 'Invitations';
-const INVITATIONS = 100_000;
+const INVITATIONS = Number(process.env.BENCH_INVITATIONS ?? 100_000);
 const QUICK_INVITATIONS = 5_000;
 
 async function invitations(ctx: BenchContext, rows: Row[]): Promise<void> {

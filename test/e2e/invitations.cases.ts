@@ -3,11 +3,12 @@
 // page size, order, wrapper, faults and additions during the read; sensitive_columns on its fields;
 // a login that may not read invitations.
 
-import {createHmac} from 'crypto';
+import {createHmac, randomUUID} from 'crypto';
 
 import {errorTraces, records, RunResult, statusesByStream, warnings} from '../helpers/connector';
 import {withWorld, World} from '../helpers/fixtures';
 import {ConfiguredStream, docQuery, loadSync, startPostgres} from '../helpers/postgres';
+import {IdSet} from '../../src/sync/streams/id-set';
 import {InvitationItem, INVITATIONS_PERMISSION, SimulatorOptions} from '../../simulator';
 
 const Q1 = '1a7e0000-0000-4000-8000-000000000001';
@@ -399,3 +400,12 @@ test.concurrent('check: a quest the login may not read at all still fails, after
     }
   )
 );
+
+test("the ids a read met: each once, through the table's growth, UUIDs and other ids alike", () => {
+  const set = new IdSet();
+  const ids = Array.from({length: 5000}, () => randomUUID());
+  const others = ['42', 'ABC-not-a-uuid', '00000000-0000-0000-0000-000000000000', ids[0].toUpperCase()];
+  for (const id of [...ids, ...others]) expect(set.add(id)).toBe(true);
+  for (const id of [...ids, ...others]) expect(set.add(id)).toBe(false);
+  expect(set.size).toBe(ids.length + others.length);
+});

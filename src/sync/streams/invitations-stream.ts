@@ -6,6 +6,7 @@ import {plural} from '../../core/quantities';
 import {rfc3339} from '../../core/time-text';
 import {findQuestInaccessible, QuestInaccessible, supportIds} from '../../api/api-error';
 import {ListApi} from '../../api/client';
+import {IdSet} from './id-set';
 import {JsonSchema, objectSchema} from './record-columns';
 import {catalogStream, StreamDefinition, StreamSupport, streamRef} from './stream-definition';
 
@@ -226,8 +227,8 @@ function deniedMessage(questId: string, denied: QuestInaccessible): string {
 /**
  * Every invitation of one quest, each once, handed on a page at a time; resolves to how many. The
  * list's order is undocumented and skip-based pages shift when invitations are added while they are
- * read (a page then repeats items of the one before), so ids met are remembered for the quest's read:
- * about 100 bytes per invitation (10 MB for 100,000), let go when the quest is done.
+ * read (a page then repeats items of the one before), so the ids met are remembered for the quest's
+ * read (id-set.ts: about 20 to 40 bytes per invitation), and let go when the quest is done.
  */
 async function readQuest(
   api: ListApi,
@@ -235,15 +236,10 @@ async function readQuest(
   signal: AbortSignal,
   emit: (items: Record<string, unknown>[]) => Promise<void>
 ): Promise<number> {
-  const seen = new Set<string>();
+  const seen = new IdSet();
   const pages = api.questList(questId, INVITATIONS_STREAM, {item: (raw) => invitationItem(raw, questId)}, signal);
   for await (const page of pages) {
-    const fresh = page.filter((item) => {
-      const id = item.invitationId as string;
-      if (seen.has(id)) return false;
-      seen.add(id);
-      return true;
-    });
+    const fresh = page.filter((item) => seen.add(item.invitationId as string));
     if (fresh.length) await emit(fresh);
   }
   return seen.size;
