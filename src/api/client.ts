@@ -7,6 +7,7 @@ import {EXPORT_SETTING_OPTIONS, ExportSettingsFromSpec} from '../core/spec';
 import {isLoopbackHost} from '../core/config-rules';
 import {connectorError, errorMessage} from '../core/errors';
 import {LIMITS} from '../core/limits';
+import {cut, QUOTE_MAX} from '../core/outside-text';
 import {formatUtcTimestamp, TimeWindow} from '../core/time';
 import {findQuestInaccessible, futureFilter, redactUrl, RequestContext} from './api-error';
 import {Download, DownloadClock, downloadTransport, ExportFile} from './download';
@@ -90,8 +91,9 @@ export class QuestbackApi implements ExportApi, ListApi {
       };
     }
     const exportId = jsonObject(response, context).exportId;
-    if (typeof exportId !== 'string' || exportId === '') {
-      throw connectorError('transient_error', `Creating an export for quest ${questId} returned no exportId.`, {
+    // An id longer than any quotation is no id: it would go into every message and the state.
+    if (typeof exportId !== 'string' || exportId === '' || exportId.length > QUOTE_MAX) {
+      throw connectorError('transient_error', `Creating an export for quest ${questId} returned no usable exportId.`, {
         ...context,
         status: response.status,
       });
@@ -232,7 +234,7 @@ export class QuestbackApi implements ExportApi, ListApi {
     if (response.status !== 200) {
       throw connectorError(
         'config_error',
-        `Checking access for quest ${questId}: api_url (${this.apiUrl}) answered HTTP ${response.status}${response.headers['location'] ? ` (a redirect to ${response.headers['location']})` : ''} instead of the quest's invitations. Check api_url.`,
+        `Checking access for quest ${questId}: api_url (${this.apiUrl}) answered HTTP ${response.status}${response.headers['location'] ? ` (a redirect to ${cut(String(response.headers['location']))})` : ''} instead of the quest's invitations. Check api_url.`,
         {...context, status: response.status}
       );
     }

@@ -1,3 +1,5 @@
+import {cut, quote} from '../core/outside-text';
+
 /**
  * The states of an export job as the connector acts on them. The service documents PENDING,
  * INPROGRESS, COMPLETED (answered as a 302 to the file) and ERROR, "or a similar failure status";
@@ -26,7 +28,10 @@ const SUCCESS_WORDS = /^(COMPLETED?|SUCCESS(FUL)?|SUCCEEDED|DONE|FINISHED|READY|
 
 /** Classifies the status field of a status record that is not a redirect. */
 export function classifyStatus(raw: unknown): Exclude<ExportStatus, {kind: 'completed' | 'vanished'}> | {kind: 'done'} {
-  const status = String(raw ?? '')
+  // Logged and put in messages: a word of the service's, cut as any outside text (String() of a
+  // list nested deep would overflow the stack).
+  const text = typeof raw === 'string' ? raw : raw === undefined || raw === null ? '' : quote(raw);
+  const status = cut(text)
     .trim()
     .toUpperCase()
     .replace(/[\s-]+/g, '_');

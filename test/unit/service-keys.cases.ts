@@ -1,4 +1,15 @@
-// Keys the service chooses (problem details' errors, header names) never reach an object's prototype.
+// Keys the service chooses (problem details' errors, header names) never reach an object's prototype,
+// and texts it chooses (a status word, an export id) reach a message only bounded.
+import http from 'http';
+import {AddressInfo} from 'net';
+
+import {QuestbackApi} from '../../src/api/client';
+import {classifyStatus} from '../../src/api/export-status';
+import {createHttpClient, retryPolicy} from '../../src/api/http';
+import {failureTypeOf} from '../../src/core/errors';
+import {QUOTE_MAX} from '../../src/core/outside-text';
+import {quietLogger, virtualRuntime} from '../helpers/fake-api';
+import {DEFAULT_EXPORT_SETTINGS} from '../helpers/fixtures';
 import {describeProblem, parseProblemDetails} from '../../src/api/problem-details';
 import {hasRateLimitHeaders, parseRateLimit, RateLimitGate} from '../../src/api/rate-limit';
 
@@ -30,4 +41,36 @@ test('header names __proto__, constructor and prototype beside rate-limit header
   const gate = new RateLimitGate();
   gate.update(headers, 1_000);
   expect(gate.delayMs(1_000)).toBe(30_000);
+});
+
+// Texts the service chooses: quoted bounded, whatever their size or depth.
+describe('service texts in messages', () => {
+  test('a status word of 4 MB, or nested 100,000 deep, is classified and kept to a quotation', () => {
+    const long = classifyStatus('Q'.repeat(4_000_000));
+    expect(long).toMatchObject({kind: 'running', known: false});
+    expect((long as {status: string}).status.length).toBeLessThanOrEqual(QUOTE_MAX + 1);
+    const deep = classifyStatus(JSON.parse(`${'['.repeat(100_000)}${']'.repeat(100_000)}`));
+    expect((deep as {status: string}).status).toBe(`${'['.repeat(QUOTE_MAX)}…`);
+  });
+
+  test('an exportId longer than a quotation is no usable id: a transient_error that quotes none of it', async () => {
+    const server = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(201, {'content-type': 'application/json'});
+        res.end(JSON.stringify({exportId: 'e'.repeat(1_000_000)}));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const runtime = virtualRuntime();
+    const client = createHttpClient({baseURL: url, runtime, logger: quietLogger(), policy: retryPolicy('sync', 2000)});
+    const api = new QuestbackApi(client, url, DEFAULT_EXPORT_SETTINGS, 2000, runtime);
+    const window = {since: Date.parse('2026-01-01T00:00:00Z'), until: Date.parse('2026-01-02T00:00:00Z')};
+    const err = await api.createExport('q', window).catch((e: Error) => e);
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    expect((err as Error).message).toBe('Creating an export for quest q returned no usable exportId.');
+    expect(failureTypeOf(err)).toBe('transient_error');
+  });
 });
