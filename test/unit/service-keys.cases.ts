@@ -10,6 +10,7 @@ import {failureTypeOf} from '../../src/core/errors';
 import {QUOTE_MAX} from '../../src/core/outside-text';
 import {quietLogger, virtualRuntime} from '../helpers/fake-api';
 import {DEFAULT_EXPORT_SETTINGS} from '../helpers/fixtures';
+import {invitationRecord} from '../../src/sync/streams/invitations-stream';
 import {describeProblem, parseProblemDetails} from '../../src/api/problem-details';
 import {hasRateLimitHeaders, parseRateLimit, RateLimitGate} from '../../src/api/rate-limit';
 
@@ -73,4 +74,14 @@ describe('service texts in messages', () => {
     expect((err as Error).message).toBe('Creating an export for quest q returned no usable exportId.');
     expect(failureTypeOf(err)).toBe('transient_error');
   });
+});
+
+test("an invitation's fields named __proto__, constructor or prototype are kept under extra_fields", () => {
+  const item = JSON.parse(
+    `{"invitationId": "i1", ${KEYS.map((k) => `"${k}": {"polluted": "${k}"}`).join(', ')}}`
+  ) as Record<string, unknown>;
+  const record = invitationRecord(item, 'q', new Map(), undefined);
+  const extra = record.extra_fields as Record<string, unknown>;
+  expect(Object.keys(extra)).toEqual(KEYS);
+  for (const key of KEYS) expect(Object.getOwnPropertyDescriptor(extra, key)?.value).toEqual({polluted: key});
 });

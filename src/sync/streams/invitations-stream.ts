@@ -2,6 +2,7 @@ import {mapLimited} from '../../core/concurrency';
 import {QuestbackConfig, SensitiveColumn} from '../../core/config';
 import {connectorError, errorContext} from '../../core/errors';
 import {keyedHash} from '../../core/keyed-hash';
+import {cut, keyedByText} from '../../core/outside-text';
 import {plural} from '../../core/quantities';
 import {rfc3339} from '../../core/time-text';
 import {findQuestInaccessible, QuestInaccessible, supportIds} from '../../api/api-error';
@@ -121,7 +122,12 @@ function invitationItem(raw: unknown, questId: string): Record<string, unknown> 
   const shape = Array.isArray(raw)
     ? 'an array'
     : raw && typeof raw === 'object'
-      ? `an object with ${Object.keys(raw).slice(0, 8).join(', ') || 'no keys'}`
+      ? `an object with ${
+          Object.keys(raw)
+            .slice(0, 8)
+            .map((k) => cut(k, 40))
+            .join(', ') || 'no keys'
+        }`
       : `a ${raw === null ? 'null' : typeof raw}`;
   throw connectorError(
     'system_error',
@@ -138,7 +144,8 @@ export function invitationRecord(
   salt: string | undefined
 ): Record<string, unknown> {
   const record: Record<string, unknown> = {};
-  const extra: Record<string, unknown> = {};
+  // Keyed by the service's field names: a field named __proto__ is a field like any other.
+  const extra = keyedByText<unknown>();
   const protect = (name: string, value: unknown): unknown => {
     const action = treatments.get(name);
     if (action === 'hash' && value !== null && value !== undefined && salt !== undefined)
