@@ -55,6 +55,7 @@ interface Message {
     streams: {
       name: string;
       json_schema: {properties: Record<string, unknown>};
+      supported_sync_modes: string[];
       default_cursor_field?: string[];
       source_defined_primary_key?: string[][];
     }[];
@@ -177,21 +178,27 @@ async function main(): Promise<void> {
     const discover = await run(['discover', '--config', FILES.config]);
     const streams = discover.messages.find((m) => m.catalog)?.catalog?.streams ?? [];
     console.log('\n== discover');
-    for (const s of streams)
-      console.log(
-        `   ${s.name}: ${Object.keys(s.json_schema.properties).length} fields, cursor ${s.default_cursor_field?.join('.')}`
-      );
+    for (const s of streams) {
+      const fields = Object.keys(s.json_schema.properties).length;
+      const modes = s.default_cursor_field ? `cursor ${s.default_cursor_field.join('.')}` : 'full refresh only';
+      console.log(`   ${s.name}: ${fields} fields, ${modes}`);
+    }
     if (streams.length === 0) throw new DemoError('discover returned no streams (see the errors above).');
-    // Incremental | Append + Deduped, as the guide recommends, for every stream with a primary key.
+    // As the guide recommends: Incremental | Append + Deduped for every stream with a cursor (Append without a
+    // primary key); Full refresh | Overwrite for a stream that offers only full refresh (invitations).
     write(FILES.catalog, {
-      streams: streams.map((stream) => ({
-        stream,
-        sync_mode: 'incremental',
-        cursor_field: stream.default_cursor_field,
-        ...(stream.source_defined_primary_key?.length
-          ? {destination_sync_mode: 'append_dedup', primary_key: stream.source_defined_primary_key}
-          : {destination_sync_mode: 'append'}),
-      })),
+      streams: streams.map((stream) =>
+        stream.supported_sync_modes.includes('incremental')
+          ? {
+              stream,
+              sync_mode: 'incremental',
+              cursor_field: stream.default_cursor_field,
+              ...(stream.source_defined_primary_key?.length
+                ? {destination_sync_mode: 'append_dedup', primary_key: stream.source_defined_primary_key}
+                : {destination_sync_mode: 'append'}),
+            }
+          : {stream, sync_mode: 'full_refresh', destination_sync_mode: 'overwrite'}
+      ),
     });
 
     const first = await run(['read', '--config', FILES.config, '--catalog', FILES.catalog]);

@@ -231,6 +231,16 @@ describe('npm run demo (scripts/demo.ts, compiled): the simulator on another por
     }
   });
 
+  test("the README's first command: the demo syncs every stream twice, in the modes each stream offers, exit 0", async () => {
+    const ran = await demo(['--port', '0']);
+    expect(ran.stderr).toBe('');
+    expect(ran.code).toBe(0);
+    expect(ran.stdout).toMatch(/== first sync \(exit code 0\)/);
+    expect(ran.stdout).toMatch(/== second sync from the saved state \(exit code 0\)/);
+    expect(ran.stdout).toMatch(/^ {3}invitations: \d+ fields, full refresh only$/m);
+    expect(ran.stdout).not.toMatch(/ERROR/);
+  });
+
   test.each(['--port eighty', '--port=-1', '--prot 9000'])(
     'a mistaken command line (%s) gets the usage on stderr and exit 1, before anything starts',
     async (line) => {
