@@ -16,7 +16,7 @@ const AT_WORK_RECHECK_MS = 10;
 export type Framing = 'length' | 'chunked' | 'close';
 
 /** How far a download had come when it was cut off, for a bound on "no progress" across setbacks. */
-export interface DownloadProgress {
+interface DownloadProgress {
   /** Bytes received on the wire (compressed when the body is). */
   receivedBytes: number;
   /** Time from the last byte received (or from the start of the body, when none came) to the cut-off. */
@@ -81,7 +81,7 @@ export const downloadTransport = {
 /** The clock a download's time rules (the idle timeout, the progress floor) run on: the command's runtime. */
 export type DownloadClock = Pick<Runtime, 'now' | 'sleep' | 'hold'>;
 
-export interface DownloadInfo {
+interface DownloadInfo {
   questId: string;
   exportId: string;
   clock: DownloadClock;
@@ -92,7 +92,7 @@ export interface DownloadInfo {
 }
 
 /** At least minBytes of wire data in every spanMs spent waiting for the body. */
-export interface ProgressFloor {
+interface ProgressFloor {
   spanMs: number;
   minBytes: number;
 }

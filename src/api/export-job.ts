@@ -26,7 +26,7 @@ export type CreateEnd =
   | {kind: 'conflicts'; explanation: string; waitedMs: number};
 
 /** A poll of an export still being generated, as an observer hears of it. */
-export interface RunningPoll {
+interface RunningPoll {
   exportId: string;
   status: Extract<ExportStatus, {kind: 'running'}>;
   elapsedMs: number;
@@ -34,7 +34,7 @@ export interface RunningPoll {
 }
 
 /** What the lifecycle tells while it runs, for each user to say (or record) its own way. */
-export interface ExportObserver {
+interface ExportObserver {
   /** The service answered 409; the create is asked again after `waitMs`. */
   conflict(explanation: string, waitMs: number): void;
   /** The export exists: awaited before the first poll (the sync records it in a STATE first). */
@@ -56,9 +56,10 @@ export interface ExportJobContext {
   deadline?: number;
 }
 
-/** The time left from `from` for a wait of at most timeoutMs, within the deadline if any. */
-function allowedFrom(ctx: ExportJobContext, from: number): number {
-  return Math.min(ctx.timeoutMs, (ctx.deadline ?? Infinity) - from);
+/** A wait starting now: its start, and the time it may take (timeoutMs, within the deadline if any). */
+function startWait(ctx: ExportJobContext): {startedAt: number; timeoutMs: number} {
+  const startedAt = ctx.runtime.now();
+  return {startedAt, timeoutMs: Math.min(ctx.timeoutMs, (ctx.deadline ?? Infinity) - startedAt)};
 }
 
 /** Creates the export; a 409 (another export of the quest is being generated) is waited out, within the timeout. */
@@ -69,8 +70,7 @@ export async function createExport(
   signal: AbortSignal
 ): Promise<CreateEnd> {
   const {api, runtime, observer} = ctx;
-  const startedAt = runtime.now();
-  const timeoutMs = allowedFrom(ctx, startedAt);
+  const {startedAt, timeoutMs} = startWait(ctx);
   for (let wait: number = LIMITS.conflict.initialMs; ; wait = Math.min(LIMITS.conflict.maxMs, wait * 2)) {
     const created = await api.createExport(questId, window, signal);
     if (created.kind === 'created') {
@@ -96,8 +96,7 @@ export async function awaitExport(
   signal: AbortSignal
 ): Promise<ExportEnd> {
   const {api, runtime, observer} = ctx;
-  const createdAt = runtime.now();
-  const timeoutMs = allowedFrom(ctx, createdAt);
+  const {startedAt: createdAt, timeoutMs} = startWait(ctx);
   let delay: number = LIMITS.poll.initialMs;
   let last = '';
   let lastSaid = createdAt;

@@ -93,7 +93,7 @@ export interface Check {
  * schema's checks, which then apply to the normalised value), and keywords the form applies but the
  * connector does not.
  */
-export interface Rule {
+interface Rule {
   hint?(nowMs: number): string;
   leftOut?: string;
   refine?(value: unknown, check: Check): unknown;

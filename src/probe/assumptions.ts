@@ -5,7 +5,7 @@ import {INVITATION_ASSUMPTIONS} from './invitation-assumptions';
  * entry per verdict of the probe: the assumption in words, and what a contradiction means for a sync
  * and what to do about it. The report and the user guide's table both come from here.
  */
-export interface Assumption {
+interface Assumption {
   id: string;
   topic: Topic;
   /** What the connector assumes, in one sentence. */
@@ -14,7 +14,7 @@ export interface Assumption {
   ifContradicted: string;
 }
 
-export type Topic =
+type Topic =
   | 'Token'
   | 'Export job'
   | 'Download'

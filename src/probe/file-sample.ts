@@ -26,7 +26,7 @@ export interface SeparatorFit {
 }
 
 /** Where a Created time lies against the window it was exported for. */
-export interface WindowFit {
+interface WindowFit {
   inside: number;
   before: number;
   after: number;

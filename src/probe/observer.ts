@@ -1,7 +1,7 @@
 import {AxiosResponse} from 'axios';
 
 /** What the probe was doing when an answer came: the verdicts look at the answers of one step. */
-export type Step = 'create' | 'status' | 'download' | 'unknown-export' | 'invitations';
+type Step = 'create' | 'status' | 'download' | 'unknown-export' | 'invitations';
 
 /** One answer of the API, as the probe keeps it: never a header or body that could carry a credential. */
 export interface ApiAnswer {
@@ -22,7 +22,7 @@ export interface ApiAnswer {
 }
 
 /** What the token service answered, without the token. */
-export interface TokenAnswer {
+interface TokenAnswer {
   status: number;
   /** Member names of the answer. */
   members: string[];

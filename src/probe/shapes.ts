@@ -29,7 +29,7 @@ export function memberShapes(value: unknown): string {
   return members.length ? members.join(', ') : 'an empty JSON object';
 }
 
-export function typeOf(value: unknown): string {
+function typeOf(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'list';
   return typeof value === 'object' ? 'object' : typeof value;

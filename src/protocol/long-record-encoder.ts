@@ -106,7 +106,7 @@ function answerPart(fields: readonly RecordField[], at: number, endBytes: number
  * and one pass over the cell's bytes: the hot path of a layout that writes several times the bytes
  * per cell of the wide one (docs/benchmarks.md, the long layout's cost per cell).
  */
-export class LongRecordEncoder implements Encoder {
+class LongRecordEncoder implements Encoder {
   private readonly part: RowPart;
   private readonly answer: AnswerPart;
   private readonly hasher: CellHasher;

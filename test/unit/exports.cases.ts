@@ -65,44 +65,6 @@ export function unusedExports(): string[] {
   });
 }
 
-/**
- * Exports of files other work of issue 35 was rewriting when this check came (the export lifecycle and
- * the probe, the resume keys and setbacks, the long encoder, the config rules, the download's progress,
- * the invitations stream):
- * left to it. A line goes once its export is imported or no longer exported; none is to be added.
- */
-const PENDING: readonly string[] = [
-  // The one export lifecycle (issue 35, secrets), being moved to src/api/export-job.ts beside this check.
-  'src/api/export-job.ts: RunningPoll',
-  'src/api/export-job.ts: ExportObserver',
-  // The invitations stream (issue 36), being built beside this check.
-  'src/sync/streams/invitations-stream.ts: INVITATIONS_STREAM',
-  'src/sync/streams/invitations-stream.ts: EXTRA_FIELD',
-  'src/sync/streams/invitations-stream.ts: invitationTreatments',
-  'src/sync/streams/invitations-stream.ts: invitationsCatalogStream',
-  'src/sync/streams/invitations-stream.ts: invitationRecord',
-  'src/api/download.ts: DownloadProgress',
-  'src/api/download.ts: DownloadInfo',
-  'src/api/download.ts: ProgressFloor',
-  'src/core/config-rules.ts: Rule',
-  'src/core/config-rules.ts: questIdOf',
-  'src/probe/assumptions.ts: Assumption',
-  'src/probe/assumptions.ts: Topic',
-  'src/probe/file-sample.ts: WindowFit',
-  'src/probe/observer.ts: Step',
-  'src/probe/observer.ts: TokenAnswer',
-  'src/probe/shapes.ts: typeOf',
-  'src/protocol/long-record-encoder.ts: LongRecordEncoder',
-  'src/sync/exports/export-job.ts: ExportHandle',
-  'src/sync/exports/export-job.ts: runExportJob',
-  'src/sync/streams/header-sample.ts: ProbeContext',
-  'src/sync/streams/header-sample.ts: Sample',
-  'src/sync/streams/quests-stream.ts: planQuestsStream',
-  'src/sync/windows/download-progress.ts: ProgressSubject',
-  'src/sync/windows/resume/identity-resume.ts: ResumeStrategy',
-  'src/sync/windows/setbacks.ts: SetbackQuest',
-];
-
 test('every export of src/ is imported by another file', () => {
-  expect(unusedExports().filter((e) => !PENDING.includes(e))).toEqual([]);
+  expect(unusedExports()).toEqual([]);
 });

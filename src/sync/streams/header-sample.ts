@@ -21,7 +21,7 @@ const SAMPLE_SPANS_MS = [DAY_MS, 30 * DAY_MS, Infinity];
 /** Rows of a sample read beside the header, to recognise timestamp columns. */
 const SAMPLE_ROWS = 20;
 
-export interface ProbeContext {
+interface ProbeContext {
   config: QuestbackConfig;
   api: ExportApi;
   runtime: Runtime;
@@ -34,7 +34,7 @@ export interface ProbeContext {
 }
 
 /** What a header probe learned of a quest: its export's header and a few rows (none when it has no responses). */
-export interface Sample {
+interface Sample {
   header?: string[];
   rows: string[][];
   /** The sample window that showed the header. */

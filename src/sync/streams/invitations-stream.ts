@@ -12,48 +12,46 @@ import {JsonSchema, objectSchema} from './record-columns';
 import {catalogStream, StreamDefinition, StreamSupport, streamRef} from './stream-definition';
 
 /** The stream of every configured quest's invitations: who was asked, by which channel, and what became of it. */
-export const INVITATIONS_STREAM = 'invitations';
+const INVITATIONS_STREAM = 'invitations';
 
-/** The record's own fields, each from its field of the vendor's Invitation model, and what it holds. */
-const FIELDS = [
-  {name: 'invitation_id', from: 'invitationId', kind: 'text', doc: 'Id of the invitation (the primary key).'},
-  {name: 'quest_id', from: 'questId', kind: 'text', doc: 'Id of the quest (survey) the invitation is for.'},
-  {name: 'added_at', from: 'addedAt', kind: 'time', doc: 'When the invitation was added.'},
-  {name: 'sent_at', from: 'sentAt', kind: 'time', doc: 'When it was sent; null until then.'},
-  {name: 'scheduled_send_at', from: 'scheduledSendAt', kind: 'time', doc: 'When sending is planned, if delayed.'},
-  {name: 'sent', from: 'sent', kind: 'boolean', doc: 'It has been sent. Changes after the invitation is added.'},
-  {
-    name: 'replied',
-    from: 'replied',
-    kind: 'boolean',
-    doc: 'The invitee has answered; null when the quest hides identities. Changes after the invitation is added.',
-  },
-  {name: 'opted_out', from: 'optedOut', kind: 'boolean', doc: 'The invitee opted out. Changes over time.'},
-  {name: 'distribution_enabled', from: 'distributionEnabled', kind: 'boolean', doc: 'Questback sends it.'},
-  {
-    name: 'distribution_channel',
-    from: 'distributionChannel',
-    kind: 'text',
-    doc: 'EMAIL, SMS, EXTERNALLY_MANAGED, LINK, LINK_WITH_EMAIL or DYNAMIC_LINK; null when not given.',
-  },
-  {name: 'language_code', from: 'languageCode', kind: 'text', doc: 'The language it is sent in.'},
-  {
-    name: 'origin',
-    from: 'origin',
-    kind: 'text',
-    doc: 'How it was added: ESSENTIALS, INTEGRATION, DYNAMIC_LINK_INVITE, DYNAMIC_LINK_ANSWER or SURVEY_LOGIN.',
-  },
-  {
-    name: 'respondent_ident',
-    from: 'respondentIdent',
-    kind: 'text',
-    doc: 'Identifies the respondent, often an e-mail address: personal data (see sensitive_columns).',
-  },
-] as const;
+/** The record's own fields and what each holds, each read from the Invitation model's field of its camelCase name. */
+const FIELDS = (
+  [
+    {name: 'invitation_id', kind: 'text', doc: 'Id of the invitation (the primary key).'},
+    {name: 'quest_id', kind: 'text', doc: 'Id of the quest (survey) the invitation is for.'},
+    {name: 'added_at', kind: 'time', doc: 'When the invitation was added.'},
+    {name: 'sent_at', kind: 'time', doc: 'When it was sent; null until then.'},
+    {name: 'scheduled_send_at', kind: 'time', doc: 'When sending is planned, if delayed.'},
+    {name: 'sent', kind: 'boolean', doc: 'It has been sent. Changes after the invitation is added.'},
+    {
+      name: 'replied',
+      kind: 'boolean',
+      doc: 'The invitee has answered; null when the quest hides identities. Changes after the invitation is added.',
+    },
+    {name: 'opted_out', kind: 'boolean', doc: 'The invitee opted out. Changes over time.'},
+    {name: 'distribution_enabled', kind: 'boolean', doc: 'Questback sends it.'},
+    {
+      name: 'distribution_channel',
+      kind: 'text',
+      doc: 'EMAIL, SMS, EXTERNALLY_MANAGED, LINK, LINK_WITH_EMAIL or DYNAMIC_LINK; null when not given.',
+    },
+    {name: 'language_code', kind: 'text', doc: 'The language it is sent in.'},
+    {
+      name: 'origin',
+      kind: 'text',
+      doc: 'How it was added: ESSENTIALS, INTEGRATION, DYNAMIC_LINK_INVITE, DYNAMIC_LINK_ANSWER or SURVEY_LOGIN.',
+    },
+    {
+      name: 'respondent_ident',
+      kind: 'text',
+      doc: 'Identifies the respondent, often an e-mail address: personal data (see sensitive_columns).',
+    },
+  ] as const
+).map((field) => ({...field, from: field.name.replace(/_(\w)/g, (_, letter: string) => letter.toUpperCase())}));
 type Field = (typeof FIELDS)[number];
 
 /** Fields of an invitation the model does not list, kept under this field rather than lost. */
-export const EXTRA_FIELD = 'extra_fields';
+const EXTRA_FIELD = 'extra_fields';
 /** The fields a record cannot do without: hashing or dropping them would break keys and joins. */
 const KEYS = new Set(['invitation_id', 'quest_id']);
 const MODEL_NAMES = new Set<string>(FIELDS.map((f) => f.from));
@@ -66,7 +64,7 @@ const MODEL_NAMES = new Set<string>(FIELDS.map((f) => f.from));
 const SUPPORT: StreamSupport = {syncModes: ['full_refresh'], primaryKey: [['invitation_id']], resumable: false};
 
 /** What sensitive_columns does to each field of this stream (entries naming a field, or a model name). */
-export function invitationTreatments(config: QuestbackConfig): Map<string, SensitiveColumn['action']> {
+function invitationTreatments(config: QuestbackConfig): Map<string, SensitiveColumn['action']> {
   const treatments = new Map<string, SensitiveColumn['action']>();
   for (const entry of config.sensitive_columns) {
     const field = FIELDS.find((f) => f.name === entry.column || f.from === entry.column);
@@ -98,7 +96,7 @@ function fieldSchema(field: Field, action: SensitiveColumn['action'] | undefined
 }
 
 /** The stream as discover lists it: the model's fields in snake_case, less those sensitive_columns drops. */
-export function invitationsCatalogStream(config: QuestbackConfig) {
+function invitationsCatalogStream(config: QuestbackConfig) {
   const treatments = invitationTreatments(config);
   const properties: JsonSchema['properties'] = {};
   for (const field of FIELDS) {

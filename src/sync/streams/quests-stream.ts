@@ -177,7 +177,7 @@ export function questsStream(
  * so that a STATE commits no half-read window. A quest that fails does not stop the others: the
  * stream ends INCOMPLETE naming it, and the next sync resumes it from its cursor.
  */
-export function planQuestsStream(
+function planQuestsStream(
   ctx: PlanContext,
   configured: ConfiguredStream,
   state: unknown,

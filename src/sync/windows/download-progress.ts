@@ -5,7 +5,7 @@ import {formatBytes, plural} from '../../core/quantities';
 import {formatDuration} from '../../core/time';
 
 /** What a progress line names: the file and where its size is known. */
-export interface ProgressSubject {
+interface ProgressSubject {
   questId: string;
   exportId: string;
   /** The window, for messages. */

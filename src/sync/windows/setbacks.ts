@@ -13,7 +13,7 @@ import {PlannedWindow} from './window-planner';
  * What a setback may do to its quest's read (QuestSync): say so in the log, cut a window anew, start
  * or hand over an export, and tell the checkpoints an export is dropped. Nothing else of the read.
  */
-export interface SetbackQuest {
+interface SetbackQuest {
   readonly questId: string;
   readonly logger: AirbyteLogger;
   /** How long a window may go without a new row (the policy's stall budget). */

@@ -33,7 +33,7 @@ const PRINT_TEXT = 'x'.repeat(11);
  * lists its own identities the same way, the first emitted first, as many as fit in what a STATE
  * may carry (LIMITS.state.emittedKeyBytes), for the STATE that follows a failure; it counts the rest.
  */
-export interface ResumeStrategy {
+interface ResumeStrategy {
   /** The rows of a batch not emitted yet in this window; they count as emitted from now on. */
   fresh(batch: RowBatch): RowBatch;
   /** Rows emitted in this window so far. */
