@@ -8,6 +8,7 @@ import {records, repeated, RunResult, warnings} from '../helpers/connector';
 import {responses} from '../helpers/combined';
 import {streamOf, withWorld, World} from '../helpers/fixtures';
 import {DialectOptions} from '../../simulator';
+import {responseRecords} from '../helpers/streams';
 
 const DAY = 86_400_000;
 const Q = 'c4ea7ed0-0000-4000-8000-000000000024';
@@ -93,7 +94,7 @@ describe('Created, per row', () => {
     await world({ignoreWindow: true}, async (w) => {
       for (const layout of ['per_quest', 'combined'] as const) {
         const run = await read(w, layout);
-        const mine = records(run.messages).filter((r) => !['columns', 'invitations'].includes(r.record.stream));
+        const mine = responseRecords(run.messages);
         const ids = mine.map((r) => String(r.record.data.response_id));
         expect({layout, duplicates: repeated(ids), rows: new Set(ids).size}).toEqual({
           layout,

@@ -8,6 +8,7 @@
 import {Simulator} from '../../simulator';
 import {errorTraces, records, RunResult, statusesByStream} from '../helpers/connector';
 import {configuredCatalog, streamOf, World, withWorld} from '../helpers/fixtures';
+import {responseRecords} from '../helpers/streams';
 
 const GOOD = '7a0c0001-0000-4000-8000-000000000001';
 const HEADLESS = '7a0c0001-0000-4000-8000-000000000002';
@@ -114,7 +115,7 @@ describe('a file whose first line is not a header', () => {
           await catalogFor(world, layout, () => true),
         ]);
         expect(run.code).not.toBe(0);
-        const data = records(run.messages).filter((r) => !['columns', 'invitations'].includes(r.record.stream));
+        const data = responseRecords(run.messages);
         const quests = new Set(data.map((r) => String(r.record.data._questback_quest_id ?? r.record.data.quest_id)));
         expect([...quests]).toEqual([GOOD]);
         const responses = new Set(data.map((r) => String(r.record.data.response_id)));

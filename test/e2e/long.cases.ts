@@ -9,6 +9,7 @@ import {CURSOR_FIELD, rowsAt, runHostile, withServer} from '../helpers/hostile';
 import {answerKey, answerRecords, expectLongExact} from '../helpers/long';
 import {AirbyteMessageJson} from '../helpers/protocol';
 import {csvText, ExportSettings} from '../../simulator';
+import {isResponseStream} from '../helpers/streams';
 
 const DAY = 86_400_000;
 const A = 'c0b10000-0000-4000-8000-0000000001a0';
@@ -88,11 +89,16 @@ describe('stream_layout long', () => {
         const listed = catalog.streams as {
           stream: {name: string; source_defined_primary_key?: string[][]; default_cursor_field: string[]};
         }[];
-        expect(listed.map((s) => [s.stream.name, s.stream.source_defined_primary_key])).toEqual([
+        const keys = listed.map((s) => [s.stream.name, s.stream.source_defined_primary_key]);
+        expect(keys.filter(([name]) => isResponseStream(name as string))).toEqual([
           ['answers', [['quest_id'], ['response_id'], ['column']]],
-          ['columns', [['quest_id'], ['column']]],
-          ['invitations', [['invitation_id']]],
         ]);
+        expect(keys).toEqual(
+          expect.arrayContaining([
+            ['columns', [['quest_id'], ['column']]],
+            ['invitations', [['invitation_id']]],
+          ])
+        );
         expect(listed[0].stream.default_cursor_field).toEqual([CURSOR_FIELD]);
         const catalogFile = world.file(catalog);
 

@@ -11,6 +11,7 @@ import {peakRssProbe} from '../helpers/peak-rss';
 import {DAY_MS} from '../../src/core/time';
 import {warehouseNames} from '../../src/sync/streams/column-names';
 import {Simulator, systemClock} from '../../simulator';
+import {discovered} from '../helpers/streams';
 
 // The benchmark (Many quests) reads 500; the suite reads enough to exercise the same paths (more quests than
 // export slots, more than Node's listener warning threshold) in a few seconds.
@@ -146,7 +147,8 @@ function expectScaled(
   ids: readonly string[],
   run: RunResult & {peakRssMiB: number},
   rows: Row[],
-  figure: Omit<Figures, 'peakRssMiB' | 'stateBytes' | 'exports' | 'mostAtOnce' | 'requests'>
+  figure: Omit<Figures, 'peakRssMiB' | 'stateBytes' | 'exports' | 'mostAtOnce' | 'requests'>,
+  configured: readonly string[] = ids.map(streamOf)
 ): void {
   const stateBytes = Buffer.byteLength(JSON.stringify(stateFile(run.messages)));
   const exports = sim.exports();
@@ -181,8 +183,8 @@ function expectScaled(
     invalid: [],
     problems: [],
     rows: QUESTS * ROWS,
-    // combined: every quest's cursor in the one state of responses (and the columns stream's own).
-    statesOf: figure.layout === 'combined' ? ['columns', 'invitations', 'responses'] : ids.map(streamOf).sort(),
+    // A state for every configured stream (combined: every quest's cursor in the one state of responses).
+    statesOf: [...configured].sort(),
     stateWithinBound: true,
     peakRssWithinBound: true,
     exportsPerQuest: true,
@@ -243,7 +245,14 @@ describe(`a read of ${QUESTS} quests of ${ROWS} rows each`, () => {
         const run = await read(config, catalog);
         const readSeconds = (Date.now() - startedAt) / 1000;
         const rows = combinedRows(records(run.messages).filter((r) => r.record.stream === 'responses'));
-        expectScaled(sim, ids, run, rows, {layout: 'combined', readSeconds, discoverSeconds});
+        expectScaled(
+          sim,
+          ids,
+          run,
+          rows,
+          {layout: 'combined', readSeconds, discoverSeconds},
+          discovered(found.messages).map((s) => s.name)
+        );
         // The one STATE of responses holds every quest's cursor.
         expect(Object.keys(questEntries(stateFile(run.messages))).sort()).toEqual([...ids].sort());
       } finally {

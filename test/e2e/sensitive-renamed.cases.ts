@@ -8,6 +8,7 @@
 import {Simulator} from '../../simulator';
 import {errorTraces, logLines, records, RunResult, stateFile, statusesByStream} from '../helpers/connector';
 import {configuredCatalog, streamOf, withWorld, World} from '../helpers/fixtures';
+import {responseRecords} from '../helpers/streams';
 
 const EDITED = '5e0c0003-0000-4000-8000-000000000001';
 const STEADY = '5e0c0003-0000-4000-8000-000000000002';
@@ -88,7 +89,7 @@ describe('a sensitive column renamed in the survey between syncs', () => {
             ),
           }),
         ]);
-        const data = records(second.messages).filter((r) => !['columns', 'invitations'].includes(r.record.stream));
+        const data = responseRecords(second.messages);
         expect(new Set(data.map((r) => questOf(r.record.data)))).toEqual(new Set([STEADY]));
         if (layout === 'per_quest') {
           expect(statusesByStream(second.messages)[streamOf(EDITED)].at(-1)).toBe('INCOMPLETE');

@@ -5,6 +5,7 @@ import {configuredCatalog, DEFAULT_EXPORT_SETTINGS, startWorld, streamOf, World}
 import {records, stateFile, states, statusesByStream, RunResult, RecordMessage} from '../helpers/connector';
 import {warehouseNames} from '../../src/sync/streams/column-names';
 import {Simulator} from '../../simulator';
+import {isResponseStream} from '../helpers/streams';
 
 /** The ground truth of a quest as the records should carry it: header name -> cell, empty -> null. */
 function expectedRows(sim: Simulator, questId: string): Map<string, Record<string, string | null>> {
@@ -25,7 +26,7 @@ function dataColumns(record: RecordMessage): Record<string, unknown> {
 /** The stream that lists every column of every quest (its own cursor and primary key). */
 const COLUMNS = 'columns';
 const INVITATIONS = 'invitations';
-const isQuestRecord = (r: RecordMessage): boolean => r.record.stream !== COLUMNS && r.record.stream !== INVITATIONS;
+const isQuestRecord = (r: RecordMessage): boolean => isResponseStream(r.record.stream);
 const isColumnRecord = (r: RecordMessage): boolean => r.record.stream === COLUMNS;
 
 function expectValid(result: RunResult): void {
@@ -80,15 +81,19 @@ describe('a full sync against the simulator, through the command line', () => {
       catalog: {streams: {name: string; json_schema: object; source_defined_primary_key?: string[][]}[]};
     };
     const names = catalog.catalog.streams.map((s) => s.name);
-    expect(names).toEqual([...sim.quests.map((q) => streamOf(q.id)), COLUMNS, INVITATIONS]);
+    // A stream per quest, keyed by response id, then the streams every layout has (columns, invitations, ...).
+    expect(names.filter(isResponseStream)).toEqual(sim.quests.map((q) => streamOf(q.id)));
+    expect(names.slice(0, sim.quests.length).every(isResponseStream)).toBe(true);
     const keys: Record<string, string[][]> = {
       [COLUMNS]: [['quest_id'], ['column']],
       [INVITATIONS]: [['invitation_id']],
     };
     for (const s of catalog.catalog.streams) {
       expect(s.name).toMatch(/^[a-z][a-z0-9_]*$/);
-      expect(s.source_defined_primary_key).toEqual(keys[s.name] ?? [['response_id']]);
+      if (isResponseStream(s.name)) expect(s.source_defined_primary_key).toEqual([['response_id']]);
+      else if (keys[s.name]) expect(s.source_defined_primary_key).toEqual(keys[s.name]);
     }
+    expect(names).toEqual(expect.arrayContaining(Object.keys(keys)));
     // One columns record per column of every quest, in every read, full or incremental.
     const columnCount = sim.quests.reduce(
       (n, q) => n + sim.groundTruth(q.id, DEFAULT_EXPORT_SETTINGS).header.length,
@@ -172,7 +177,8 @@ describe('a full sync against the simulator, through the command line', () => {
         expect(typeof s.state.sourceStats.recordCount).toBe('number');
       }
       state = stateFile(inc.messages, state);
-      expect(state.length).toBe(sim.quests.length + 2); // and the columns and invitations streams
+      // A state for every stream of the catalog: each quest's, columns', invitations'.
+      expect(state.map((s) => s.stream.stream_descriptor.name).sort()).toEqual([...names].sort());
     }
     for (const quest of sim.quests) {
       const stream = streamOf(quest.id);
