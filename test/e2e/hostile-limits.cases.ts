@@ -18,7 +18,16 @@ import {
 } from '../helpers/connector';
 import {configuredCatalog, runtimeOf, streamOf} from '../helpers/fixtures';
 import {peakRssProbe} from '../helpers/peak-rss';
-import {catalogOf, expectOutcome, HEADER, hostileConfig, rowsBetween, runHostile, withServer} from '../helpers/hostile';
+import {
+  catalogOf,
+  expectOutcome,
+  HEADER,
+  hostileConfig,
+  PATIENT,
+  rowsBetween,
+  runHostile,
+  withServer,
+} from '../helpers/hostile';
 import {csvText} from '../../simulator';
 
 const MIB = 1024 * 1024;
@@ -62,7 +71,7 @@ describe('hostile limits', () => {
           ctx.send(200, body, {'Content-Type': 'text/csv; charset=utf-8', 'Content-Encoding': 'gzip'});
         });
         const dir = tempDir('questback-bomb-');
-        const config = hostileConfig(server);
+        const config = hostileConfig(server, PATIENT);
         const rss = peakRssProbe();
         const live = startBinMain(
           [

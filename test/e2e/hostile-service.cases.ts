@@ -18,6 +18,7 @@ import {
   launch,
   leaks,
   logs,
+  PATIENT,
   runHostile,
   withServer,
   utf8WithInvalidBytes,
@@ -312,7 +313,7 @@ describe('hostile service', () => {
         server.on('download', (ctx) =>
           ctx.send(200, gzip(ctx.csv()), {'Content-Type': 'text/csv', 'Content-Encoding': 'gzip'})
         );
-        const run = await runHostile(server, 'read', {killAfterMs: KILL_MS});
+        const run = await runHostile(server, 'read', {config: PATIENT, killAfterMs: KILL_MS});
         expectOutcome(run, server, {code: 0, maxSeconds: HANG_S, ok: [Q]});
         expect(records(run.messages)).toHaveLength(0);
         expect(server.exports().length).toBeGreaterThan(0);

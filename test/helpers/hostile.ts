@@ -106,6 +106,13 @@ export function rowsBetween(server: Simulator, questId: string, sinceMs: number,
 // ---------------------------------------------------------------------------------------------
 // Running the connector against the service, and judging what it did.
 
+/**
+ * The default request timeout, for a case that counts exports or downloads: axios times an answer on
+ * real time, and with hostileConfig's 2 s a create answered late on a busy machine was retried,
+ * making a second export (one never downloaded).
+ */
+export const PATIENT = {request_timeout_seconds: 120};
+
 /** The connector config every hostile test starts from. */
 export function hostileConfig(server: Simulator, overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {

@@ -6,6 +6,7 @@ import {PassThrough} from 'stream';
 
 import {mapLimited} from '../../src/core/concurrency';
 import {parseConfig} from '../../src/core/config';
+import {LIMITS} from '../../src/core/limits';
 import {AssumptionId} from '../../src/probe/assumptions';
 import {Verdict} from '../../src/probe/verdict';
 import {ProbeResult, runProbe} from '../../src/probe/probe';
@@ -78,9 +79,11 @@ export async function probe(variant: Variant = {}): Promise<ProbeRun> {
     const writer = new MessageWriter(out);
     const logger = new ConnectorLogger(writer, AirbyteLogLevel.DEBUG);
     const {config} = parseConfig(simConfig(sim), clock.now());
+    // The longest budget: the clock runs at least as fast as real time, and a busy machine (probes
+    // side by side) used a shorter one up in real time, skipping the later exports.
     const result = await runProbe(
       config,
-      {questId: PROBED_QUEST, budgetMs: 60_000, maxRows: 10_000},
+      {questId: PROBED_QUEST, budgetMs: LIMITS.probe.maxBudgetMs, maxRows: 10_000},
       {runtime: clock, logger, onSecret: () => undefined}
     );
     await writer.flush();
