@@ -150,8 +150,32 @@ export interface MainOptions {
   definitions?: readonly StreamDefinition[];
 }
 
+/** The connector's command line, and what bin/main says of a failure none of its commands caught. */
+export type MainCommand = Command & {
+  /** The stderr line (without bin/main's prefix) for a failure that escaped every command; the stack at debug level. */
+  failureLine(err: unknown, debug: boolean): string;
+};
+
+/**
+ * What escaped every command, for stderr: through the scrubber once the config's secrets are known.
+ * Before that, nothing can mask them, and a message may quote the config (a JSON parser's does): only
+ * the error's class is said, and at debug level where it happened (the stack's frames, not its message).
+ */
+function failureLine(err: unknown, debug: boolean, scrubber: SecretScrubber): string {
+  const error = err instanceof Error ? err : undefined;
+  if (scrubber.holdsSecrets) {
+    const text = debug && error?.stack ? error.stack : String(error?.message ?? err).split('\n')[0];
+    return scrubber.scrub(text);
+  }
+  const kind = error ? error.constructor.name : typeof err;
+  const said = `the connector failed unexpectedly (${kind}) before its config was read; the message is not shown, as it may hold a secret.`;
+  if (!debug) return `${said} Run with LOG_LEVEL=debug to see where it failed.`;
+  const frames = (error?.stack ?? '').split('\n').filter((line) => /^\s+at /.test(line));
+  return [said, ...frames].join('\n');
+}
+
 /** The connector's command line on stdout, with a runtime, an output and a host tests may replace. */
-export function mainCommand(options: MainOptions = {}): Command {
+export function mainCommand(options: MainOptions = {}): MainCommand {
   const {runtime = systemRuntime, out = process.stdout, host = processHost, logLevel, definitions} = options;
   const scrubber = new SecretScrubber();
   const writer = new MessageWriter(out, (line) => scrubber.scrub(line));
@@ -166,5 +190,6 @@ export function mainCommand(options: MainOptions = {}): Command {
     probe: (config, options) => runProbe(config, options, {runtime, logger, onSecret}),
   };
   const scrub = (text: string): string => scrubber.scrub(text);
-  return buildCommand(connector, {runtime, writer, logger, onSecret, scrub, connectorName, host, out});
+  const command = buildCommand(connector, {runtime, writer, logger, onSecret, scrub, connectorName, host, out});
+  return Object.assign(command, {failureLine: (err: unknown, debug: boolean) => failureLine(err, debug, scrubber)});
 }

@@ -121,6 +121,11 @@ export class SecretScrubber {
     }
   }
 
+  /** It has a secret to mask (a config has been read): until then, a text may hold one it cannot know. */
+  get holdsSecrets(): boolean {
+    return this.runs.size > 0;
+  }
+
   scrub(text: string): string {
     let covered: Uint8Array | undefined;
     for (const runs of this.runs.values()) covered = markRuns(text, runs, covered);

@@ -7,8 +7,13 @@ import {spawn} from 'child_process';
 import fs from 'fs';
 import path from 'path';
 
+import {Writable} from 'stream';
+
 import {startSimulator} from '../../simulator';
+import {mainCommand} from '../../src/index';
+import {Host} from '../../src/protocol/cli';
 import {tempDir} from '../helpers/connector';
+import {withWorld} from '../helpers/fixtures';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
@@ -98,13 +103,64 @@ describe('bin/main without a usable build', () => {
     expectOneLine(await main(dir), /the build in lib\/ cannot be loaded \(half written\); run `npm run build`/);
   });
 
-  test('a failure no command handled: its message, without the stack', async () => {
+  test('a failure no command handled: the line the command makes of it (failureLine), the debug level passed on', async () => {
     const dir = project({
-      'lib/src/index.js': "exports.mainCommand = () => ({parseAsync: async () => { throw new TypeError('boom'); }});\n",
+      'lib/src/index.js': `exports.mainCommand = () => ({
+  parseAsync: async () => { throw new TypeError('boom'); },
+  failureLine: (err, debug) => 'said of ' + err.message + (debug ? ' at debug level' : ''),
+});\n`,
     });
-    expectOneLine(await main(dir), /^bin\/main: boom\n$/);
+    expectOneLine(await main(dir), /^bin\/main: said of boom\n$/);
     const debug = await run(path.join(dir, 'bin', 'main'), ['spec'], dir, {LOG_LEVEL: 'debug'});
-    expect(debug.stderr).toMatch(/^bin\/main: TypeError: boom\n\s+at /);
+    expect(debug.stderr).toBe('bin/main: said of boom at debug level\n');
+  });
+});
+
+describe("bin/main's line for a failure no command caught (the real command's failureLine)", () => {
+  const quests = {seed: 5, quests: [{id: 'fa110000-0000-4000-8000-000000000001', rows: 2}]};
+  const sink = () => new Writable({write: (_chunk, _encoding, callback) => callback()});
+  const host: Host = {
+    setExitCode: () => undefined,
+    exit: () => undefined,
+    stderr: () => undefined,
+    onStop: () => () => undefined,
+    worker: false,
+  };
+
+  test('once a command has read the config: the message, every secret in it masked, the stack too at debug level', async () => {
+    await withWorld(quests, async (world) => {
+      const secret = world.sim.clientSecret;
+      const command = mainCommand({runtime: world.runtime, out: sink(), host});
+      await command.parseAsync(['check', '--config', world.config()], {from: 'user'});
+      const err = new Error(`request to https://x/?client_secret=${encodeURIComponent(secret)} failed\nsecond line`);
+      const line = command.failureLine(err, false);
+      expect(line).toBe('request to https://x/?client_secret=********** failed');
+      const debug = command.failureLine(err, true);
+      expect(debug).toMatch(/^Error: request to https:\/\/x\/\?client_secret=\*+ failed\nsecond line\n\s+at /);
+      expect(`${line}${debug}`).not.toContain(secret);
+      expect(`${line}${debug}`).not.toContain(encodeURIComponent(secret));
+    });
+  });
+
+  test('before any config is read (no secret known to mask): a fixed text and the error class only; at debug level its frames, never its message', async () => {
+    const command = mainCommand({out: sink(), host});
+    await command.parseAsync(['spec'], {from: 'user'});
+    const err = new SyntaxError(
+      'Unexpected token } in JSON at position 52: {"client_secret": "not-yet-known-secret-1"}'
+    );
+    expect(command.failureLine(err, false)).toBe(
+      'the connector failed unexpectedly (SyntaxError) before its config was read; the message is not shown, as it may hold a secret. Run with LOG_LEVEL=debug to see where it failed.'
+    );
+    const debug = command.failureLine(err, true).split('\n');
+    expect(debug[0]).toBe(
+      'the connector failed unexpectedly (SyntaxError) before its config was read; the message is not shown, as it may hold a secret.'
+    );
+    expect(debug.length).toBeGreaterThan(1);
+    expect(debug.slice(1).every((frame) => /^\s+at /.test(frame))).toBe(true);
+    expect(debug.join('\n')).not.toContain('not-yet-known-secret-1');
+    expect(command.failureLine('a thrown string not-yet-known-secret-1', false)).toMatch(
+      /^the connector failed unexpectedly \(string\)/
+    );
   });
 });
 

@@ -167,18 +167,18 @@ export function startConnector(args: string[], options: InProcessOptions = {}): 
   const level = options.logLevel && AirbyteLogLevel[options.logLevel.toUpperCase() as keyof typeof AirbyteLogLevel];
   const startedAt = runtime.now();
   const {definitions} = options;
-  const done = mainCommand({runtime, out, host, logLevel: level, ...(definitions ? {definitions} : {})})
+  const command = mainCommand({runtime, out, host, logLevel: level, ...(definitions ? {definitions} : {})});
+  const done = command
     .parseAsync(args, {from: 'user'})
     // As bin/main ends (its own code, which must run without lib/): commander's usage errors are
-    // explained already; anything else in one line on stderr, the stack only at debug level.
+    // explained already; anything else in one line on stderr (failureLine: no secret), the stack only at debug level.
     .then(
       () => exited ?? exitCode ?? 0,
       (err: {code?: unknown; exitCode?: unknown; stack?: string; message?: string}) => {
         if (err && err.code && String(err.code).startsWith('commander.'))
           return exited ?? (typeof err.exitCode === 'number' ? err.exitCode : 2);
         const debug = options.logLevel === 'debug' || options.logLevel === 'trace';
-        const text = debug && err && err.stack ? err.stack : String((err && err.message) || err).split('\n')[0];
-        stderr += `bin/main: ${text}\n`;
+        stderr += `bin/main: ${command.failureLine(err, debug)}\n`;
         return exited ?? 1;
       }
     )
