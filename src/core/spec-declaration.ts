@@ -6,6 +6,9 @@
 // settings are digested in the order of the options here (sync/state/stream-state.ts
 // exportFingerprint): a new one goes after the others, so that states written before keep their digest.
 
+/** A quest id: a UUID, in either case. */
+const UUID = '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}';
+
 export const SPEC_DECLARATION = {
   supportsIncremental: true,
   supported_destination_sync_modes: ['overwrite', 'append', 'append_dedup'],
@@ -69,8 +72,11 @@ export const SPEC_DECLARATION = {
           "The quests (surveys) to export, one stream (table) per quest. A quest's id is the UUID in the quest's address in Questback. For example, in an address like https://app.questback.com/quests/1b4e28ba-2fa1-11d2-883f-0016d3cca427/… the id is 1b4e28ba-2fa1-11d2-883f-0016d3cca427 (this only shows where the id appears; your quest's address may look different). The API login must be allowed to read every quest listed.",
         items: {
           type: 'string',
-          pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
-          pattern_descriptor: 'UUID, e.g. 1b4e28ba-2fa1-11d2-883f-0016d3cca427',
+          // What the connector cleans (questIdOf in config-rules.ts): spaces around it, upper case, or braces around
+          // it (as Windows tools copy a GUID), so that the form does not refuse an id the connector takes.
+          pattern: `^\\s*(\\{\\s*${UUID}\\s*\\}|${UUID})\\s*$`,
+          pattern_descriptor:
+            'UUID, e.g. 1b4e28ba-2fa1-11d2-883f-0016d3cca427 (in braces or with spaces around it too)',
         },
         minItems: 1,
         uniqueItems: true,

@@ -7,6 +7,7 @@ import fs from 'fs';
 
 import {exportSettings} from '../../src/api/client';
 import {parseConfig} from '../../src/core/config';
+import {questIdOf} from '../../src/core/config-rules';
 import {projectFile} from '../../src/core/project-file';
 import {connectorSpec, violation} from '../../src/core/spec';
 import {REQUIRED_OPTIONS} from '../helpers/fixtures';
@@ -139,6 +140,30 @@ describe('quest_ids as people copy them', () => {
 
   test.each([`{${ID}`, `${ID}}`, `{{${ID}}}`, `(${ID})`, '{}'])('%s is still not a quest id', (id) => {
     expect(messageOf({quest_ids: [id]})).toContain(`quest_ids[0] is ${JSON.stringify(id)}, which is not a quest id.`);
+  });
+
+  test('the Airbyte form (the spec pattern) takes an id exactly when the connector cleans it to one', () => {
+    const ajv = new Ajv({strict: false});
+    const form = ajv.compile(connectorSpec().connectionSpecification.properties.quest_ids.items as object);
+    const ids = [ID, ID.toUpperCase(), ` ${ID} `, `{${ID}}`, ` {${ID.toUpperCase()}} `, `{ ${ID} }`, `\t${ID}\n`];
+    const notIds = [
+      `{${ID}`,
+      `${ID}}`,
+      `{{${ID}}}`,
+      `(${ID})`,
+      '{}',
+      `${ID}x`,
+      `${ID.slice(1)}`,
+      '',
+      ' ',
+      `${ID} ${OTHER}`,
+    ];
+    for (const id of [...ids, ...notIds])
+      expect({id, form: form(id), connector: questIdOf(id) !== undefined}).toEqual({
+        id,
+        form: ids.includes(id),
+        connector: ids.includes(id),
+      });
   });
 
   test('an id in braces and the same id without are one quest listed twice', () => {
