@@ -85,8 +85,10 @@ describe('hostile limits', () => {
         );
         const run = await live.done;
         const peakRssMiB = rss.peakMiB();
+        // The setbacks (a download cut off, a window split), so that a run with more than one export says why.
+        const setbacks = logLines(run.messages).filter((l) => l.level === 'WARN' && !/truncated/.test(l.message));
         process.stdout.write(
-          `hostile-limits figures: gzip bomb of ${bodyBytes} bytes (${BOMB_MIB} MiB cell): peak RSS ${peakRssMiB.toFixed(0)} MiB, ${((run.exitedAt - live.startedAt) / 1000).toFixed(1)} s\n`
+          `hostile-limits figures: gzip bomb of ${bodyBytes} bytes (${BOMB_MIB} MiB cell): peak RSS ${peakRssMiB.toFixed(0)} MiB, ${((run.exitedAt - live.startedAt) / 1000).toFixed(1)} s${setbacks.map((l) => `\n  ${l.message}`).join('')}\n`
         );
 
         const stream = streamOf(quest);
