@@ -11,7 +11,7 @@ export interface Runtime {
   hold?(): () => void;
 }
 
-/** Sleeps on a timer that does not keep the process alive and ends early when the signal aborts. */
+/** Sleeps on a timer that keeps the process alive (a sync waiting between polls must not exit) and ends early when the signal aborts. */
 function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
   if (signal?.aborted) return Promise.reject(signal.reason);
   return new Promise((resolve, reject) => {
