@@ -182,23 +182,14 @@ export class Download implements ExportFile {
       holdWhileDecoding();
     });
     const source: Readable = decoder ? pipeline(this.body, decoder, () => undefined) : this.body;
+    // The wait for the next bytes under way: when it began (none while the consumer has the bytes), and the bytes received then.
+    let waitFrom: number | undefined;
+    let bytesAtWait = 0;
     /**
-     * Bytes came since `bytesAtWait`, or wait to be decoded (on another thread) or taken: the download is
+     * Bytes came since the wait began, or wait to be decoded (on another thread) or taken: the download is
      * at work, whatever the clock says (a test's virtual clock may jump while a thread decompresses).
      */
-    const atWork = (bytesAtWait: number): boolean =>
-      this.receivedBytes !== bytesAtWait || source.readableLength > 0 || decoding();
-    const ignore = (): void => undefined;
-    /** Applies `rule` after `ms` on the clock unless the wait ends first; while the download is at work, a little later. */
-    const after = (ms: number, signal: AbortSignal, rule: () => void): void => {
-      const bytesAtWait = this.receivedBytes;
-      const apply = (): void => {
-        if (signal.aborted) return;
-        if (atWork(bytesAtWait)) setTimeout(apply, AT_WORK_RECHECK_MS).unref();
-        else rule();
-      };
-      clock.sleep(ms, signal).then(apply, ignore);
-    };
+    const atWork = (): boolean => this.receivedBytes !== bytesAtWait || source.readableLength > 0 || decoding();
     const iterator = (source as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
     const stop = (reason: string) => (): void => {
       this.body.destroy(this.cutOff(reason));
@@ -209,25 +200,56 @@ export class Download implements ExportFile {
     let spanWaitedMs = 0;
     const trickle = (): string =>
       `the download slowed to a trickle: ${this.receivedBytes - spanBytes} bytes in ${formatDuration(spanWaitedMs)} of waiting, under the floor of ${floor.minBytes} bytes per ${formatDuration(floor.spanMs)} (${this.receivedBytes} bytes received in all)`;
+    /*
+     * One timer watches both rules for the whole download, not one per chunk (a timer made and
+     * cancelled per chunk cost a tenth of the CPU of a fast read). The rules' due times only move later
+     * as chunks come, so the timer is set for the earliest of them and, when it fires early, set again.
+     * It runs on the command's clock (a test's virtual one too); firing while the consumer has the
+     * bytes, it lapses, and the next wait sets it again.
+     */
+    const watching = new AbortController();
+    let armed = false;
+    const dueTimes = (from: number): {idleAt: number; floorAt: number} => ({
+      idleAt: from + idleTimeoutMs,
+      floorAt: from + floor.spanMs - spanWaitedMs,
+    });
+    const arm = (): void => {
+      if (armed || waitFrom === undefined) return;
+      armed = true;
+      const {idleAt, floorAt} = dueTimes(waitFrom);
+      clock.sleep(Math.min(idleAt, floorAt) - clock.now(), watching.signal).then(applyRules, () => undefined);
+    };
+    const applyRules = (): void => {
+      armed = false;
+      if (watching.signal.aborted || waitFrom === undefined) return;
+      const now = clock.now();
+      const {idleAt, floorAt} = dueTimes(waitFrom);
+      if (now < Math.min(idleAt, floorAt)) arm();
+      else if (atWork()) {
+        // Whatever the clock says, a download at work is not stalled: the rules look again a little later.
+        armed = true;
+        setTimeout(applyRules, AT_WORK_RECHECK_MS).unref();
+      } else if (idleAt <= floorAt) stalled();
+      else {
+        spanWaitedMs += now - waitFrom;
+        stop(trickle())();
+      }
+    };
     let first = true;
     try {
       for (;;) {
-        const waitFrom = clock.now();
-        // Both rules wait on the command's clock (a test's virtual one too); the next bytes end both waits.
-        const waiting = new AbortController();
-        after(idleTimeoutMs, waiting.signal, stalled);
-        after(floor.spanMs - spanWaitedMs, waiting.signal, () => {
-          spanWaitedMs += clock.now() - waitFrom;
-          stop(trickle())();
-        });
+        const from = clock.now();
+        waitFrom = from;
+        bytesAtWait = this.receivedBytes;
+        arm();
         let next: IteratorResult<Buffer>;
         try {
           next = await iterator.next();
         } finally {
-          waiting.abort();
+          waitFrom = undefined;
         }
         if (next.done) break;
-        spanWaitedMs += clock.now() - waitFrom;
+        spanWaitedMs += clock.now() - from;
         if (this.receivedBytes - spanBytes >= floor.minBytes) {
           spanBytes = this.receivedBytes;
           spanWaitedMs = 0;
@@ -245,6 +267,7 @@ export class Download implements ExportFile {
       const reason = cutReason(err);
       throw reason ? this.cutOff(reason) : err;
     } finally {
+      watching.abort();
       release?.();
       this.close();
     }

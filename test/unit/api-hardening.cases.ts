@@ -224,13 +224,44 @@ describe('downloads', () => {
     expect(cut.progress?.silentMs).toBeLessThan(10_000);
   });
 
-  test('a body at a sound pace, and a consumer slower than the floor, pass it', async () => {
+  test('a trickle that then falls silent is cut off by the floor when its span runs out, not later by the idle timeout', async () => {
+    const clock = new TestClock();
+    const body = fakeBody({'content-length': '1000'});
+    const download = new Download(body as unknown as http.IncomingMessage, {
+      questId: 'q',
+      exportId: 'e',
+      idleTimeoutMs: 10_000,
+      progressFloor: {spanMs: 300, minBytes: 100},
+      clock,
+    });
+    void (async () => {
+      for (let sent = 0; sent < 5 && !body.destroyed; sent++) {
+        await clock.sleep(50);
+        body.write('x');
+      }
+    })();
+    const start = clock.now();
+    const err = await (async () => {
+      for await (const chunk of download.chunks()) void chunk;
+    })().catch((e: unknown) => e);
+    expect((err as DownloadCutOff).reason).toMatch(
+      /slowed to a trickle: 5 bytes in .* under the floor of 100 bytes per/
+    );
+    // The floor's span (300 ms of waiting) ran out in the silence, long before the idle timeout's 10 s.
+    expect(clock.now() - start).toBeGreaterThanOrEqual(300);
+    expect(clock.now() - start).toBeLessThan(10_000);
+  });
+
+  test.each([
+    ['the floor', 10_000],
+    ['the idle timeout', 100],
+  ])('a body at a sound pace, and a consumer slower than %s, pass it', async (_rule, idleTimeoutMs) => {
     const clock = new TestClock();
     const body = fakeBody({'content-length': '4000'});
     const download = new Download(body as unknown as http.IncomingMessage, {
       questId: 'q',
       exportId: 'e',
-      idleTimeoutMs: 10_000,
+      idleTimeoutMs,
       progressFloor: {spanMs: 200, minBytes: 100},
       clock,
     });
