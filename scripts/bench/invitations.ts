@@ -81,7 +81,8 @@ function method(ctx: BenchContext): string {
     'read by `bin/main read` with the invitations stream alone (full refresh: every invitation, its statuses as of',
     'the sync) into a counting consumer process. invitations/s is the records over the time from the first RECORD line',
     'to the end of the output; list requests are the requests of the invitations list the simulator counted during the',
-    'read (pages of 1,000 and the empty page that ends the list); peak RSS is the connector process.',
+    'read (pages of 1,000, each after the first asking again for the last 50 of the one before, until a page brings',
+    'nothing beyond them); peak RSS is the connector process.',
   ].join('\n');
 }
 

@@ -90,6 +90,8 @@ export interface PageReport {
   take: number;
   /** Items the page had. */
   count: number;
+  /** Items of the page before that this request asked for again (ListOptions.key). */
+  overlap: number;
 }
 
 export interface ListOptions<T> {
@@ -99,17 +101,68 @@ export interface ListOptions<T> {
   until?: number;
   /** Makes an item of the answer's raw one (checks its shape; throws on one it cannot use). */
   item(raw: unknown): T;
+  /**
+   * The item's identity. With it, each request after the first asks again for the last items of the
+   * page before (OVERLAP), so a list that moves left while it is read loses nothing; the caller
+   * drops the items it has already met.
+   */
+  key?(item: T): string;
   /** Each page, as it is read. */
   onPage?(page: PageReport): void;
+  /**
+   * A page that did not begin with items of the page before, in its order (key only): the list
+   * moved by more than the overlap, or was ordered otherwise, since that page, so items may have been
+   * passed over. The read goes on to the end of the list.
+   */
+  onGap?(page: PageReport): void;
+}
+
+/**
+ * Items of the page before that each request asks for again, when the caller gives a key. A list
+ * in an order that changes while it is read (by the last change of status, say) moves an item read
+ * to its end and every item after it one to the left, so the item at the next page boundary would be
+ * passed over. 50 such moves between two requests (a second or so apart) are covered, for 5% more
+ * items in pages of 1000; a larger move is reported (onGap).
+ */
+const OVERLAP = 50;
+/** The first items of an overlapping page that are checked against the page before (onGap). */
+const CHECKED = 3;
+
+/**
+ * The overlap of the request after a page of `count` items, where the service's largest page was
+ * `largest`: a service that caps its pages below take re-reads at most a quarter of its page (a third
+ * more requests at worst), and every request moves on by at least one item, so the read ends.
+ */
+function overlapAfter(count: number, largest: number): number {
+  return Math.max(0, Math.min(OVERLAP, Math.ceil(largest / 4), count - 1));
+}
+
+/**
+ * Whether a page that re-read `overlap` items begins where the page before (its keys and their places)
+ * said it would: its first item is one of that page, and so are the next few up to the first that is
+ * not, in that page's order. A left move smaller than the overlap keeps them so (the items after
+ * them are new), as do items added at the front (the page repeats more of the one before).
+ */
+function continues<T>(items: T[], overlap: number, before: Map<string, number>, key: (item: T) => string): boolean {
+  let last = -1;
+  for (const item of items.slice(0, Math.min(CHECKED, overlap))) {
+    const at = before.get(key(item));
+    if (at === undefined) break;
+    if (at <= last) return false;
+    last = at;
+  }
+  return last >= 0;
 }
 
 /**
  * Every item of a list, a page at a time (memory holds one page). The seed says a page shorter than
  * `take` is only "likely" the last; the vendor does not say whether it honours `take` up to 1000. A
  * service that returns fewer items per page than asked would look finished after its first page, and
- * the rest of the list would be lost without a word. So only an empty page ends the list: a short page
- * costs one more request, and `skip` moves on by the items received, not by `take`. A service that
- * ignores `skip` answers the same page again: that is an error, not a list that never ends.
+ * the rest of the list would be lost without a word. So only a page with nothing new ends the list:
+ * an empty one, or with a key one no longer than the overlap it re-read (every request re-reads the
+ * list's last items, so its end never answers an empty page). A short page costs one more request,
+ * and `skip` moves on by the items received (less the overlap), not by `take`. A service that ignores
+ * `skip` answers the same page again: that is an error, not a list that never ends.
  */
 export async function* pagedList<T>(
   http: AxiosInstance,
@@ -118,23 +171,34 @@ export async function* pagedList<T>(
 ): AsyncGenerator<T[], void, undefined> {
   const take = options.take ?? MAX_TAKE;
   if (take < 1) throw new RangeError(`a list read takes at least one item per page (got take ${take})`);
+  const {key} = options;
   let skip = 0;
+  let overlap = 0;
+  let largest = 0;
   let previous: string | undefined;
+  /** The keys of the page before, with their places in it (only when the next request overlaps it). */
+  let before: Map<string, number> | undefined;
   for (let index = 0; ; index++) {
     const query = {skip, take, since: options.since, until: options.until};
     const raw = pageItems(await requestPage(http, call, query), call.context);
-    options.onPage?.({index, skip, take, count: raw.length});
-    if (!raw.length) return;
+    const report = {index, skip, take, count: raw.length, overlap};
+    options.onPage?.(report);
     const text = JSON.stringify(raw);
-    if (text === previous) {
+    if (raw.length && text === previous) {
       throw connectorError(
         'transient_error',
         `${call.context.operation} for quest ${call.context.questId} failed: the service answered the same ${raw.length} items at skip ${skip} as at the page before, so it ignores skip and the list would never end. Tell Questback support.`,
         {...call.context, skip, take}
       );
     }
+    const items = raw.map((item) => options.item(item));
+    if (key && before && !continues(items, overlap, before, key)) options.onGap?.(report);
+    if (items.length) yield items;
+    if (items.length <= overlap) return;
+    largest = Math.max(largest, items.length);
+    overlap = key ? overlapAfter(items.length, largest) : 0;
+    before = key && overlap ? new Map(items.map((item, i) => [key(item), i])) : undefined;
     previous = text;
-    yield raw.map((item) => options.item(item));
-    skip += raw.length;
+    skip += items.length - overlap;
   }
 }

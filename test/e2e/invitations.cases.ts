@@ -7,13 +7,11 @@ import {createHmac, randomUUID} from 'crypto';
 
 import {errorTraces, records, RunResult, statusesByStream, warnings} from '../helpers/connector';
 import {withWorld, World} from '../helpers/fixtures';
+import {CatalogEntry, DAY, invitationRecords, listRequests, Q1, Q2, quests, sync} from '../helpers/invitations';
 import {ConfiguredStream, docQuery, loadSync, startPostgres} from '../helpers/postgres';
 import {IdSet} from '../../src/sync/streams/id-set';
-import {InvitationItem, INVITATIONS_PERMISSION, SimulatorOptions} from '../../simulator';
+import {InvitationItem, INVITATIONS_PERMISSION} from '../../simulator';
 
-const Q1 = '1a7e0000-0000-4000-8000-000000000001';
-const Q2 = '1a7e0000-0000-4000-8000-000000000002';
-const DAY = 86_400_000;
 const FIELDS: [string, string][] = [
   ['invitation_id', 'invitationId'],
   ['added_at', 'addedAt'],
@@ -39,51 +37,6 @@ function expected(item: InvitationItem): Record<string, unknown> {
   return record;
 }
 
-const quests = (invitations: number[], more: Partial<SimulatorOptions> = {}): SimulatorOptions => ({
-  seed: 36,
-  exportDurationMs: 20,
-  quests: invitations.map((n, i) => ({
-    id: [Q1, Q2][i],
-    rows: 6,
-    invitations: n,
-    firstCreatedAt: new Date(Date.now() - 20 * DAY).toISOString(),
-  })),
-  ...more,
-});
-
-type CatalogEntry = {name: string; supported_sync_modes: string[]; default_cursor_field?: string[]};
-
-/** discover, then a read of the invitations stream alone (full refresh), or of every stream discover lists. */
-async function sync(
-  world: World,
-  overrides: Record<string, unknown> = {},
-  every = false
-): Promise<RunResult & {streams: CatalogEntry[]}> {
-  const config = world.config({stream_layout: 'combined', ...overrides});
-  const discover = await world.run(['discover', '--config', config]);
-  expect(discover.code).toBe(0);
-  const catalog = discover.messages.find((m) => m.type === 'CATALOG') as unknown as {
-    catalog: {streams: CatalogEntry[]};
-  };
-  const streams = catalog.catalog.streams.filter((s) => every || s.name === 'invitations');
-  const configured = streams.map((stream) => {
-    const mode = stream.supported_sync_modes.includes('incremental') ? 'incremental' : 'full_refresh';
-    return {
-      stream,
-      sync_mode: mode,
-      ...(mode === 'incremental' ? {cursor_field: stream.default_cursor_field} : {}),
-      destination_sync_mode: mode === 'incremental' ? 'append' : 'overwrite',
-    };
-  });
-  const run = await world.run(['read', '--config', config, '--catalog', world.file({streams: configured})]);
-  return {...run, streams};
-}
-
-const invitationRecords = (run: RunResult) =>
-  records(run.messages)
-    .filter((r) => r.record.stream === 'invitations')
-    .map((r) => r.record.data);
-
 /** The read emitted every invitation the service holds now, each once, as the service holds it. */
 function expectAll(world: World, run: RunResult, questIds: string[]): void {
   expect(errorTraces(run.messages)).toEqual([]);
@@ -97,8 +50,6 @@ function expectAll(world: World, run: RunResult, questIds: string[]): void {
   expect(got.length).toBe(truth.length);
   expect([...got].sort(byId)).toEqual([...truth].sort(byId));
 }
-
-const listRequests = (world: World) => world.sim.requests('invitations').filter((r) => !/take=0\b/.test(r.query ?? ''));
 
 describe('the invitations stream', () => {
   test.concurrent(
@@ -120,7 +71,8 @@ describe('the invitations stream', () => {
         const sample = invitationRecords(run)[0];
         expect(Object.keys(sample).sort()).toEqual([...FIELDS.map(([n]) => n), 'quest_id', 'extra_fields'].sort());
         expect(sample.added_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);
-        // 2,500 invitations: 3 pages and the empty page that ends the list; 7: one page and the end.
+        // 2,500 invitations: pages at skip 0, 950 and 1900, and the last 50 again, which end the list (nothing
+        // beyond them); 7: one page and its last 2 again.
         expect(listRequests(world)).toHaveLength(4 + 2);
       })
   );

@@ -1,3 +1,5 @@
+import {AirbyteLogger} from 'faros-airbyte-cdk/lib/logger';
+
 import {mapLimited} from '../../core/concurrency';
 import {QuestbackConfig, SensitiveColumn} from '../../core/config';
 import {connectorError, errorContext} from '../../core/errors';
@@ -59,7 +61,8 @@ const MODEL_NAMES = new Set<string>(FIELDS.map((f) => f.from));
 /**
  * Full refresh only: `sent`, `replied` and `opted_out` change after an invitation is first listed,
  * and the service does not say which timestamp `since`/`until` select by, so an incremental read
- * would keep each invitation's first statuses. A whole read costs a request per 1,000 invitations.
+ * would keep each invitation's first statuses. A whole read costs a request per 950 invitations
+ * (pages of 1,000 that overlap by 50: paged-list.ts).
  */
 const SUPPORT: StreamSupport = {syncModes: ['full_refresh'], primaryKey: [['invitation_id']], resumable: false};
 
@@ -111,11 +114,14 @@ function invitationsCatalogStream(config: QuestbackConfig) {
   return catalogStream(INVITATIONS_STREAM, objectSchema(properties), SUPPORT);
 }
 
+/** An invitation as the list answers it: the model's fields and any others, by the service's names. */
+type Invitation = Record<string, unknown> & {invitationId: string};
+
 /** The item of an answer, checked: an object with an invitationId. */
-function invitationItem(raw: unknown, questId: string): Record<string, unknown> {
+function invitationItem(raw: unknown, questId: string): Invitation {
   if (raw && typeof raw === 'object' && !Array.isArray(raw)) {
     const item = raw as Record<string, unknown>;
-    if (typeof item.invitationId === 'string' && item.invitationId !== '') return item;
+    if (typeof item.invitationId === 'string' && item.invitationId !== '') return item as Invitation;
   }
   const shape = Array.isArray(raw)
     ? 'an array'
@@ -174,8 +180,8 @@ export function invitationRecord(
 /**
  * The `invitations` stream: every configured quest's invitations, read whole in every sync (full
  * refresh) through the seed's list paging, so that statuses are as current as the sync. The list's
- * order is not documented and may shift while it is read (invitations added meanwhile): an id met
- * twice in one quest's read is emitted once.
+ * order is not documented and may move while it is read: an id met twice in one quest's read is
+ * emitted once, and a move the pages' overlap did not cover costs a second read (readQuest).
  */
 export const invitationsStream: StreamDefinition = {
   support: SUPPORT,
@@ -198,7 +204,7 @@ export const invitationsStream: StreamDefinition = {
         await mapLimited(config.quest_ids, config.max_concurrent_exports, async (questId) => {
           let read: number;
           try {
-            read = await readQuest(env.api, questId, env.stop, async (items) => {
+            read = await readQuest(env.api, questId, env.stop, logger, async (items) => {
               const records = items.map((item) => invitationRecord(item, questId, treatments, config.hash_salt));
               count += records.length;
               await out.records(ref, records);
@@ -229,23 +235,52 @@ function deniedMessage(questId: string, denied: QuestInaccessible): string {
   return `Stream ${INVITATIONS_STREAM}: the API login may not read the invitations of quest ${questId} (${answer}). Reading invitations needs its own permission: the responses streams do not, and still sync. Ask your Questback account owner to give the API login permission to read invitations, or deselect the ${INVITATIONS_STREAM} stream in the connection.`;
 }
 
+/** Reads of one quest's list at most: a second when the first saw the list move (pagedList's onGap). */
+const PASSES = 2;
+
 /**
  * Every invitation of one quest, each once, handed on a page at a time; resolves to how many. The
- * list's order is undocumented and skip-based pages shift when invitations are added while they are
- * read (a page then repeats items of the one before), so the ids met are remembered for the quest's
- * read (id-set.ts: about 20 to 40 bytes per invitation), and let go when the quest is done.
+ * list's order is undocumented, and skip-based pages shift when it moves while it is read: a page
+ * repeats items of the one before (invitations added at its front), or the read passes over items
+ * (an invitation whose status changes moves to the end of a list ordered by the last change). The
+ * pages overlap and the ids met are remembered for the quest's read (id-set.ts: about 20 to 40 bytes
+ * per invitation), so each is emitted once; a move larger than the overlap costs a second read of
+ * the list, and if that one moved too, a warning.
  */
 async function readQuest(
   api: ListApi,
   questId: string,
   signal: AbortSignal,
-  emit: (items: Record<string, unknown>[]) => Promise<void>
+  logger: AirbyteLogger,
+  emit: (items: Invitation[]) => Promise<void>
 ): Promise<number> {
   const seen = new IdSet();
-  const pages = api.questList(questId, INVITATIONS_STREAM, {item: (raw) => invitationItem(raw, questId)}, signal);
-  for await (const page of pages) {
-    const fresh = page.filter((item) => seen.add(item.invitationId as string));
-    if (fresh.length) await emit(fresh);
+  /** Pages out of place in each read. */
+  const moves: number[] = [];
+  let firstRead = 0;
+  const where = `Stream ${INVITATIONS_STREAM}: quest ${questId}`;
+  for (let pass = 1; pass <= PASSES; pass++) {
+    if (pass > 1) {
+      logger.info(
+        `${where}: the list's order moved while it was read (${plural(moves[0], 'page')} did not begin where the page before ended), so some invitations may have been passed over: reading the list once more (pass ${pass} of ${PASSES}); only invitations not met yet are emitted`
+      );
+    }
+    let moved = 0;
+    const options = {
+      item: (raw: unknown) => invitationItem(raw, questId),
+      key: (item: Invitation) => item.invitationId,
+      onGap: () => moved++,
+    };
+    for await (const page of api.questList(questId, INVITATIONS_STREAM, options, signal)) {
+      const fresh = page.filter((item) => seen.add(item.invitationId));
+      if (fresh.length) await emit(fresh);
+    }
+    moves.push(moved);
+    if (!moved) return seen.size;
+    if (pass === 1) firstRead = seen.size;
   }
+  logger.warn(
+    `${where}: the service's order of the invitations list moved while it was read, in each of ${PASSES} reads (pages out of place: ${moves.join(', then ')}), so some of the quest's invitations may be missing from this sync: ${plural(seen.size, 'invitation')} read, of which the second read found ${plural(seen.size - firstRead, 'invitation')} the first had passed over. The service still holds them: the next sync reads them again. If this warning comes in every sync, the service orders the list differently in each request: tell Questback support.`
+  );
   return seen.size;
 }
