@@ -135,7 +135,12 @@ export function buildCommand(connector: Connector, env: CliEnvironment): Command
   // Nobody reads what would be written: stop at once, with nothing on stderr (a closed pipe is the
   // reader's choice, not a failure to explain). Anything else failing stdout is said on stderr.
   writer.onBroken((err) => {
-    if (err.code !== 'EPIPE') host.stderr(`Cannot write to stdout: ${err.code ?? err.message}\n`);
+    if (err.code !== 'EPIPE')
+      host.stderr(
+        env.scrub(
+          `Cannot write to stdout (${err.code ?? err.message}); nothing more is written and the read stops. Check the disk or the pipe the output goes to.\n`
+        )
+      );
     host.exit(err.code === 'EPIPE' ? CLOSED_STDOUT_EXIT : 1);
   });
   const finish = async (code: number): Promise<void> => {

@@ -3,6 +3,7 @@
 // command line in-process (test/helpers/connector.ts startConnector).
 
 import {spawn} from 'child_process';
+import * as fs from 'fs';
 
 import {binMainArgv} from '../../harness/bin-main';
 import {errorTraces, runBinMain} from '../helpers/connector';
@@ -148,6 +149,40 @@ describe('bin/main as a process', () => {
           expect(lines).toBe(5);
           expect(Buffer.concat(stderr).toString('utf8')).toBe('');
           expect(code).toBe(141);
+        }
+      );
+    }
+  );
+
+  // A disk that is full: /dev/full fails every write with ENOSPC (Linux; the case is skipped where it is missing).
+  (fs.existsSync('/dev/full') ? test.concurrent : test.skip)(
+    'a read whose stdout cannot be written (a full disk) says so on stderr and exits 1',
+    async () => {
+      await withWorld(
+        {
+          seed: 12,
+          clock: systemClock,
+          exportDurationMs: 50,
+          quests: [{id: 'c105ed00-0000-4000-8000-000000000002', rows: 50}],
+        },
+        async (world) => {
+          const config = world.config();
+          const catalog = await world.discoveredCatalog(config, 'full_refresh');
+          const full = fs.openSync('/dev/full', 'w');
+          try {
+            const child = spawn(process.execPath, binMainArgv(['read', '--config', config, '--catalog', catalog]), {
+              stdio: ['ignore', full, 'pipe'],
+            });
+            const stderr: Buffer[] = [];
+            child.stderr?.on('data', (d: Buffer) => stderr.push(d));
+            const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+            expect(Buffer.concat(stderr).toString('utf8')).toBe(
+              'Cannot write to stdout (ENOSPC); nothing more is written and the read stops. Check the disk or the pipe the output goes to.\n'
+            );
+            expect(code).toBe(1);
+          } finally {
+            fs.closeSync(full);
+          }
         }
       );
     }
