@@ -17,14 +17,14 @@ export const INVITATION_ASSUMPTIONS = [
     topic: 'Invitations',
     assumption: 'The list returns up to `take` items per page, up to 1000 (the documented maximum).',
     ifContradicted:
-      'Nothing is lost: the connector reads on until an empty page, whatever the page size. A sync takes one request per page the service gives, so more requests than one per 1,000 invitations.',
+      'Nothing is lost: the connector reads on until a page brings nothing new, whatever the page size. A sync takes one request per page the service gives (pages overlap by a quarter at most), so more requests than one per 950 invitations.',
   },
   {
     id: 'invitations.order',
     topic: 'Invitations',
     assumption:
       'The list keeps one order from request to request (any order): skip-based pages then neither repeat nor leave out invitations while nothing changes.',
-    ifContradicted: `Pages may repeat invitations (each is emitted once per sync) or leave some out: compare the invitations count with Questback's web app, and ${MAINTAINERS}.`,
+    ifContradicted: `Pages that repeat invitations cost nothing (each is emitted once per sync). An order that moves while the list is read (by the last change of status, say) is covered by pages overlapping by 50 and, for a larger move, a second read; if the second read moved too, a warning says some invitations may be missing from that sync. If that warning comes in every sync, ${MAINTAINERS}.`,
   },
   {
     id: 'invitations.filter-field',
