@@ -461,8 +461,11 @@ async function mixedAndIncremental(ctx: BenchContext, rows: Row[], notes: string
     for (const added of [0, 100]) {
       if (added > 0) {
         for (const id of ids) await sim.addResponses(id, added);
-        // Added rows are created 1 ms apart from now on: let the last one come into existence.
-        await new Promise((resolve) => setTimeout(resolve, added + 50));
+        // Added rows are created 1 ms apart from now on, and a sync's window ends on a whole second
+        // (core/time.ts wholeSecond): wait until a whole second has passed after the last one, so
+        // the next sync reads them all (a row of the sync's own second is the sync after's).
+        const last = Date.now() + added;
+        await new Promise((resolve) => setTimeout(resolve, Math.ceil((last + 1) / 1000) * 1000 - Date.now() + 50));
       }
       for (const v of [FIXED, ADAPTIVE]) {
         ctx.progress(`economy incremental: ${added} new rows a quest, ${v.label}`);
